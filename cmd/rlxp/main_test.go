@@ -1,0 +1,66 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/rlxp/rlxp/internal/cli"
+)
+
+var update = flag.Bool("update", false, "rewrite the scripts' expected output")
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"rlxp": func() { os.Exit(cli.Main(os.Args[1:], cli.SystemEnv("test"))) },
+	})
+}
+
+func TestScript(t *testing.T) {
+	fixtures, err := filepath.Abs("testdata/fixtures")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		UpdateScripts:       *update,
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("NO_COLOR", "1")
+			env.Setenv("USER", "tester")
+			env.Setenv("FIXTURES", fixtures)
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"readonly": readonly,
+		},
+	})
+}
+
+// readonly makes a directory unwritable, even for root (which ignores
+// permission bits), by also setting the immutable attribute.
+func readonly(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: readonly DIR")
+	}
+	dir := ts.MkAbs(args[0])
+	ts.Check(os.Chmod(dir, 0o555))
+	ts.Defer(func() { os.Chmod(dir, 0o755) })
+	if os.Geteuid() != 0 {
+		return
+	}
+	if out, err := exec.Command("chattr", "+i", dir).CombinedOutput(); err != nil {
+		ts.Fatalf("chattr +i %s: %v: %s", dir, err, out)
+	}
+	ts.Defer(func() {
+		if out, err := exec.Command("chattr", "-i", dir).CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "chattr -i %s: %v: %s\n", dir, err, out)
+		}
+	})
+}

@@ -1,0 +1,1 @@
+"""CartPole REINFORCE example: environment, policy, config and preflight helpers."""

@@ -1,0 +1,216 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml"
+	"github.com/spf13/pflag"
+
+	"github.com/rlxp/rlxp/internal/contract"
+	"github.com/rlxp/rlxp/internal/experiment"
+	"github.com/rlxp/rlxp/internal/state"
+)
+
+func newExperimentCmd() *Command {
+	return &Command{
+		UsageLine: "rlxp experiment <subcommand>",
+		Short:     "propose, list, approve and reject experiments",
+		Long: `Experiments (.rlxp/experiments.yaml) are changes to try, each run over a
+set of seeds. 'add' accepts only parameters, files and categories inside the
+contract's approved scope; a human approves an experiment before it may
+launch.`,
+		Commands: []*Command{newExperimentAddCmd(), newExperimentListCmd(), newExperimentShowCmd(), newExperimentApproveCmd(), newExperimentRejectCmd()},
+	}
+}
+
+type experimentAddOptions struct {
+	root       string
+	params     []string
+	seeds      string
+	hypothesis string
+	category   string
+	files      []string
+	wallClock  string
+	json       bool
+}
+
+func newExperimentAddCmd() *Command {
+	var o experimentAddOptions
+	fs := pflag.NewFlagSet("add", pflag.ContinueOnError)
+	addRootFlag(fs, &o.root)
+	fs.StringArrayVar(&o.params, "param", nil, "parameter `NAME=VALUE` to set (repeatable)")
+	fs.StringVar(&o.seeds, "seeds", "", "comma-separated training `SEEDS` (default: the baseline's)")
+	fs.StringVar(&o.hypothesis, "hypothesis", "", "what the experiment should show and why (`TEXT`)")
+	fs.StringVar(&o.category, "category", "", "change `CATEGORY`, one the scope allows")
+	fs.StringArrayVar(&o.files, "file", nil, "repository `PATH` the experiment changes (repeatable)")
+	fs.StringVar(&o.wallClock, "wall-clock", "", "expected wall-clock per run, e.g. 20m (default: the budget's maximum)")
+	addJSONFlag(fs, &o.json)
+	return &Command{
+		UsageLine: "rlxp experiment add ID [--param NAME=VALUE]... [--seeds 0,1,2] [--hypothesis TEXT] [--category C] [--file PATH]... [--wall-clock DUR]",
+		Short:     "propose an experiment inside the approved scope",
+		Long: `Add records a proposed experiment. Every parameter must be tunable in the
+contract's scope and its value inside the range or choices; every file must
+match the scope's globs; the category must be allowed. An experiment that
+leaves the scope is refused and nothing is written.
+
+IDs are 1-64 letters, digits, '.', '_' or '-', so that no id can name a
+path outside .rlxp/.
+
+EXIT STATUS
+  0  added
+  1  out of scope, duplicate id, or a state file is missing or malformed
+  2  usage error (bad id, malformed --param or --seeds)
+  4  another rlxp process holds the lock`,
+		Flags: fs,
+		Run: func(ctx context.Context, env *Env, args []string) error {
+			return runExperimentAdd(env, &o, args)
+		},
+	}
+}
+
+func runExperimentAdd(env *Env, o *experimentAddOptions, args []string) error {
+	if len(args) != 1 {
+		return usagef("add takes one experiment ID")
+	}
+	id := args[0]
+	if err := state.ValidID(id); err != nil {
+		return &UsageError{Err: err}
+	}
+	var seeds []int
+	if o.seeds != "" {
+		var err error
+		if seeds, err = parseSeeds(o.seeds); err != nil {
+			return &UsageError{Err: err}
+		}
+	}
+	if o.wallClock != "" {
+		if d, err := time.ParseDuration(o.wallClock); err != nil || d <= 0 {
+			return usagef("invalid --wall-clock %q: use a duration such as 20m or 1h30m", o.wallClock)
+		}
+	}
+	r, err := openRepo(env, o.root)
+	if err != nil {
+		return err
+	}
+	lock, err := r.Lock(lockWait)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	l, err := loadContract(r)
+	if err != nil {
+		return err
+	}
+	if err := requireSections(l, "scope"); err != nil {
+		return err
+	}
+	set, err := loadExperiments(r)
+	if err != nil {
+		return err
+	}
+	if seeds == nil {
+		seeds = l.Contract.Baseline.Seeds
+		if len(seeds) == 0 {
+			return usagef("no --seeds given and the contract's baseline has none")
+		}
+	}
+	e := &experiment.Experiment{
+		ID: id, Status: experiment.Proposed, Category: o.category, Hypothesis: o.hypothesis,
+		Files: o.files, Seeds: seeds, WallClock: contract.Duration(o.wallClock), CreatedAt: timestamp(env),
+	}
+	for _, p := range o.params {
+		name, raw, ok := strings.Cut(p, "=")
+		if !ok || name == "" {
+			return usagef("invalid --param %q: want NAME=VALUE", p)
+		}
+		if slices.ContainsFunc(e.Params, func(it yaml.MapItem) bool { return it.Key == name }) {
+			return usagef("parameter %s given twice", name)
+		}
+		v, err := l.Contract.Scope.ParseParam(name, raw)
+		if err != nil {
+			return fmt.Errorf("%s: %w", l.File.Path, err)
+		}
+		e.Params = append(e.Params, yaml.MapItem{Key: name, Value: v})
+	}
+	if err := set.Add(e, l.Contract.Scope); err != nil {
+		return fmt.Errorf("%s: %w", l.File.Path, err)
+	}
+	if err := saveExperiments(r, set); err != nil {
+		return err
+	}
+	if o.json {
+		return writeJSON(env.Stdout, experimentJSON(e))
+	}
+	fmt.Fprintf(env.Stdout, "added experiment %s (proposed): %s\n", e.ID, describeExperiment(e))
+	fmt.Fprintf(env.Stdout, "next: a human approves it with 'rlxp experiment approve %s'\n", e.ID)
+	return nil
+}
+
+// requireSections fails when a section the command relies on is incomplete.
+func requireSections(l *contract.Loaded, sections ...string) error {
+	for _, s := range l.Status().Sections {
+		if s.State == contract.Incomplete && slices.Contains(sections, s.Section) {
+			if len(s.Findings) > 0 {
+				return fmt.Errorf("contract section %s is incomplete: %s", s.Section, s.Findings[0].Error.Error())
+			}
+			return fmt.Errorf("%s: contract section %s is missing", l.File.Path, s.Section)
+		}
+	}
+	return nil
+}
+
+func parseSeeds(s string) ([]int, error) {
+	var seeds []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("invalid --seeds %q: want non-negative integers separated by commas", s)
+		}
+		if slices.Contains(seeds, n) {
+			return nil, fmt.Errorf("invalid --seeds %q: seed %d repeats", s, n)
+		}
+		seeds = append(seeds, n)
+	}
+	return seeds, nil
+}
+
+func describeExperiment(e *experiment.Experiment) string {
+	var parts []string
+	for _, it := range e.Params {
+		parts = append(parts, fmt.Sprintf("%v=%v", it.Key, it.Value))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "no parameter changes")
+	}
+	if len(e.Files) > 0 {
+		parts = append(parts, "files "+strings.Join(e.Files, ","))
+	}
+	return strings.Join(parts, " ") + ", seeds " + seedList(e.Seeds)
+}
+
+func seedList(seeds []int) string {
+	s := make([]string, len(seeds))
+	for i, n := range seeds {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}
+
+// experimentView is an experiment as JSON, with parameters as an object
+// and its approval state spelled out.
+type experimentView struct {
+	Schema string `json:"schema,omitempty"`
+	*experiment.Experiment
+	Params        map[string]any `json:"params"`
+	ApprovalState string         `json:"approval_state"`
+	Digest        string         `json:"digest"`
+}
+
+func experimentJSON(e *experiment.Experiment) experimentView {
+	return experimentView{"rlxp.experiment/v1", e, e.ParamMap(), e.ApprovalState(), e.Digest()}
+}

@@ -1,0 +1,176 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rlxp/rlxp/internal/contract"
+	"github.com/rlxp/rlxp/internal/experiment"
+)
+
+type experimentApproveOptions struct {
+	root   string
+	by     string
+	yes    bool
+	reason string
+	json   bool
+}
+
+func newExperimentApproveCmd() *Command {
+	var o experimentApproveOptions
+	fs := pflag.NewFlagSet("approve", pflag.ContinueOnError)
+	addRootFlag(fs, &o.root)
+	addApproverFlags(fs, &o.by, &o.yes)
+	addJSONFlag(fs, &o.json)
+	return &Command{
+		UsageLine: "rlxp experiment approve ID [--by NAME] [--yes] [--root DIR] [--json]",
+		Short:     "record a human's approval of an experiment",
+		Long: `Approve marks a proposed experiment approved, recording who, when and a
+digest of what it will run. Editing the experiment afterwards makes the
+approval stale. An experiment outside the scope cannot be approved.
+
+On a terminal the experiment is shown and must be confirmed; without one,
+--yes is required and the approval is recorded as non-interactive.
+
+EXIT STATUS
+  0  approved (or declined at the prompt, changing nothing)
+  1  no such experiment, not in a state that can be approved, or out of scope
+  2  usage error, or no terminal and no --yes
+  4  another rlxp process holds the lock`,
+		Flags: fs,
+		Run: func(ctx context.Context, env *Env, args []string) error {
+			return runExperimentApprove(env, &o, args)
+		},
+	}
+}
+
+func runExperimentApprove(env *Env, o *experimentApproveOptions, args []string) error {
+	if len(args) != 1 {
+		return usagef("approve takes one experiment ID")
+	}
+	interactive, err := approvalMode(env, o.yes)
+	if err != nil {
+		return err
+	}
+	by, err := approver(env, o.by)
+	if err != nil {
+		return err
+	}
+	return editExperiment(env, o.root, args[0], func(l *contract.Loaded, e *experiment.Experiment) (bool, error) {
+		if e.Status != experiment.Proposed && e.Status != experiment.Approved {
+			return false, fmt.Errorf("experiment %s is %s; only a proposed experiment can be approved", e.ID, e.Status)
+		}
+		if err := requireSections(l, "scope"); err != nil {
+			return false, err
+		}
+		if errs := e.ScopeErrors(l.Contract.Scope); len(errs) > 0 {
+			return false, fmt.Errorf("cannot approve %s: %w", e.ID, errors.Join(errs...))
+		}
+		if interactive {
+			fmt.Fprintf(env.Stdout, "%s: %s\nApprove experiment %s as %s? [y/N] ", e.ID, describeExperiment(e), e.ID, by)
+			line, _ := bufio.NewReader(env.Stdin).ReadString('\n')
+			if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+				fmt.Fprintln(env.Stdout, "nothing approved")
+				return false, nil
+			}
+		}
+		e.Status = experiment.Approved
+		e.Approval = &contract.Approval{By: by, At: timestamp(env), Digest: e.Digest(), Interactive: interactive}
+		return true, nil
+	}, func(e *experiment.Experiment) error {
+		if o.json {
+			return writeJSON(env.Stdout, experimentJSON(e))
+		}
+		mode := "interactive"
+		if !interactive {
+			mode = "non-interactive"
+		}
+		fmt.Fprintf(env.Stdout, "approved experiment %s (%s…) by %s at %s, %s\n", e.ID, e.Approval.Digest[:19], e.Approval.By, e.Approval.At, mode)
+		return nil
+	})
+}
+
+func newExperimentRejectCmd() *Command {
+	var o experimentApproveOptions
+	fs := pflag.NewFlagSet("reject", pflag.ContinueOnError)
+	addRootFlag(fs, &o.root)
+	fs.StringVar(&o.by, "by", "", "who rejects it, `NAME` (default: $USER)")
+	fs.StringVar(&o.reason, "reason", "", "why, in a sentence (`TEXT`)")
+	addJSONFlag(fs, &o.json)
+	return &Command{
+		UsageLine: "rlxp experiment reject ID [--reason TEXT] [--by NAME] [--root DIR] [--json]",
+		Short:     "turn an experiment down, keeping it on record",
+		Long: `Reject marks a proposed or approved experiment rejected, with who, when and
+why. It stays in experiments.yaml so the same idea is not proposed again
+unnoticed.
+
+EXIT STATUS
+  0  rejected
+  1  no such experiment, or it already ran
+  2  usage error
+  4  another rlxp process holds the lock`,
+		Flags: fs,
+		Run: func(ctx context.Context, env *Env, args []string) error {
+			if len(args) != 1 {
+				return usagef("reject takes one experiment ID")
+			}
+			by, err := approver(env, o.by)
+			if err != nil {
+				return err
+			}
+			return editExperiment(env, o.root, args[0], func(_ *contract.Loaded, e *experiment.Experiment) (bool, error) {
+				if e.Status != experiment.Proposed && e.Status != experiment.Approved {
+					return false, fmt.Errorf("experiment %s is %s; only a proposed or approved experiment can be rejected", e.ID, e.Status)
+				}
+				e.Status = experiment.Rejected
+				e.Rejection = &experiment.Rejection{By: by, At: timestamp(env), Reason: o.reason}
+				return true, nil
+			}, func(e *experiment.Experiment) error {
+				if o.json {
+					return writeJSON(env.Stdout, experimentJSON(e))
+				}
+				fmt.Fprintf(env.Stdout, "rejected experiment %s by %s\n", e.ID, by)
+				return nil
+			})
+		},
+	}
+}
+
+// editExperiment applies change to one experiment under the lock and saves
+// the set when change reports a modification, then calls show.
+func editExperiment(env *Env, root, id string, change func(*contract.Loaded, *experiment.Experiment) (bool, error), show func(*experiment.Experiment) error) error {
+	r, err := openRepo(env, root)
+	if err != nil {
+		return err
+	}
+	lock, err := r.Lock(lockWait)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	l, err := loadContract(r)
+	if err != nil {
+		return err
+	}
+	set, err := loadExperiments(r)
+	if err != nil {
+		return err
+	}
+	e, err := set.Get(id)
+	if err != nil {
+		return err
+	}
+	changed, err := change(l, e)
+	if err != nil || !changed {
+		return err
+	}
+	if err := saveExperiments(r, set); err != nil {
+		return err
+	}
+	return show(e)
+}

@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rlxp/rlxp/internal/experiment"
+	"github.com/rlxp/rlxp/internal/gate"
+)
+
+type gateOptions struct {
+	root string
+	json bool
+}
+
+func newGateCmd() *Command {
+	var o gateOptions
+	fs := pflag.NewFlagSet("gate", pflag.ContinueOnError)
+	addRootFlag(fs, &o.root)
+	addJSONFlag(fs, &o.json)
+	return &Command{
+		UsageLine: "rlxp gate [EXPERIMENT] [--root DIR] [--json]",
+		Short:     "say whether an experiment may launch, and every reason it may not",
+		Long: `Gate answers "may this experiment launch?" from the contract and the
+experiment alone. It is open only when all seven contract sections are
+approved and current, the experiment is approved and current, every
+parameter, file and category is inside the scope, and the budget has room:
+runs left, GPU-hours left (after what runs/ has spent and what other
+approved experiments have reserved), and a per-run wall-clock within the
+maximum. Every unmet condition is listed.
+
+Without EXPERIMENT only the contract conditions are checked.
+
+EXIT STATUS
+  0  open
+  1  a state file is missing or malformed, or no such experiment
+  2  usage error
+  3  closed`,
+		Flags: fs,
+		Run: func(ctx context.Context, env *Env, args []string) error {
+			return runGate(env, &o, args)
+		},
+	}
+}
+
+func runGate(env *Env, o *gateOptions, args []string) error {
+	if len(args) > 1 {
+		return usagef("gate takes at most one experiment ID")
+	}
+	r, err := openRepo(env, o.root)
+	if err != nil {
+		return err
+	}
+	l, err := loadContract(r)
+	if err != nil {
+		return err
+	}
+	in := gate.Input{Contract: l}
+	if len(args) == 1 {
+		set, err := loadExperiments(r)
+		if err != nil {
+			return err
+		}
+		var e *experiment.Experiment
+		if e, err = set.Get(args[0]); err != nil {
+			return err
+		}
+		in.Experiments, in.Experiment = set, e
+		if in.Spend, err = loadSpend(r, l); err != nil {
+			return err
+		}
+	}
+	a := gate.Evaluate(in)
+	if o.json {
+		if err := writeJSON(env.Stdout, a); err != nil {
+			return err
+		}
+	} else {
+		rows := make([][]string, len(a.Conditions))
+		for i, c := range a.Conditions {
+			mark := env.paint(green, "ok")
+			if !c.OK {
+				mark = env.paint(red, "UNMET")
+			}
+			rows[i] = []string{c.Check, mark, c.Detail}
+		}
+		printTable(env, []string{"CHECK", "STATE", "DETAIL"}, rows)
+		what := "contract"
+		if a.Experiment != "" {
+			what = a.Experiment
+		}
+		if a.Open {
+			fmt.Fprintf(env.Stdout, "GATE %s: %s\n", what, env.paint(green, "OPEN"))
+		} else {
+			fmt.Fprintf(env.Stdout, "GATE %s: %s — %d unmet condition%s\n", what, env.paint(red, "CLOSED"), a.Unmet, plural(a.Unmet))
+		}
+	}
+	if !a.Open {
+		return errNegative
+	}
+	return nil
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

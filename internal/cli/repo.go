@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"os/user"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rlxp/rlxp/internal/budget"
+	"github.com/rlxp/rlxp/internal/contract"
+	"github.com/rlxp/rlxp/internal/experiment"
+	"github.com/rlxp/rlxp/internal/state"
+)
+
+// lockWait is how long a writer waits for another to release the lock.
+const lockWait = 5 * time.Second
+
+// Shared flags, added the way cmd/go adds its build flags.
+func addRootFlag(fs *pflag.FlagSet, root *string) {
+	fs.StringVar(root, "root", ".", "target repository `DIR` (holds .rlxp/)")
+}
+
+func addJSONFlag(fs *pflag.FlagSet, v *bool) {
+	fs.BoolVar(v, "json", false, "print one JSON object (with a schema field) instead of text")
+}
+
+func addApproverFlags(fs *pflag.FlagSet, by *string, yes *bool) {
+	fs.StringVar(by, "by", "", "approver `NAME` (default: $USER)")
+	fs.BoolVar(yes, "yes", false, "approve without a terminal prompt; recorded as non-interactive")
+}
+
+func openRepo(env *Env, root string) (*state.Repo, error) {
+	r, err := state.Open(resolve(env, root), env.Dir)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func resolve(env *Env, p string) string {
+	if p == "" || p[0] == '/' {
+		return p
+	}
+	return env.Dir + string(os.PathSeparator) + p
+}
+
+func loadContract(r *state.Repo) (*contract.Loaded, error) {
+	data, err := r.Read(state.Contract)
+	if err != nil {
+		return nil, err
+	}
+	return contract.Parse(r.Show(state.Contract), data)
+}
+
+func loadExperiments(r *state.Repo) (*experiment.Set, error) {
+	data, err := r.Read(state.Experiments)
+	if err != nil {
+		return nil, err
+	}
+	return experiment.Parse(r.Show(state.Experiments), data)
+}
+
+func saveExperiments(r *state.Repo, s *experiment.Set) error {
+	data, err := s.Encode()
+	if err != nil {
+		return err
+	}
+	// Prove the rendered file reads back before it replaces the old one.
+	if _, err := experiment.Parse(s.Path, data); err != nil {
+		return fmt.Errorf("refusing to write %s: %w", s.Path, err)
+	}
+	return state.WriteFile(r.Path(state.Experiments), data, 0o644)
+}
+
+func loadSpend(r *state.Repo, c *contract.Loaded) (budget.Spend, error) {
+	return budget.Read(r.Path(state.Runs), c.Contract.Budget.MaxRunWallClock.Value())
+}
+
+// approver is the name recorded with an approval.
+func approver(env *Env, by string) (string, error) {
+	if by != "" {
+		return by, nil
+	}
+	for _, k := range []string{"USER", "LOGNAME"} {
+		if v := env.Getenv(k); v != "" {
+			return v, nil
+		}
+	}
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username, nil
+	}
+	return "", usagef("cannot tell who is approving: pass --by NAME")
+}
+
+func timestamp(env *Env) string {
+	return env.Now().UTC().Format(time.RFC3339)
+}

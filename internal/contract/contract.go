@@ -1,0 +1,224 @@
+// Package contract is the experiment contract: the seven sections a human
+// approves before anything trains, their approvals, and whether each
+// approval still matches the section's content.
+package contract
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/rlxp/rlxp/internal/document"
+	"github.com/rlxp/rlxp/internal/schema"
+)
+
+// Schema is the value of the schema field of contract.yaml.
+const Schema = "rlxp.contract/v1"
+
+// Sections lists the contract's sections in the order they are shown and
+// approved.
+var sectionNames = [...]string{"task", "metrics", "scope", "budget", "hardware", "baseline", "evaluation"}
+
+// Sections returns the section names in order.
+func Sections() []string { return sectionNames[:] }
+
+// IsSection reports whether name is a contract section.
+func IsSection(name string) bool {
+	for _, s := range sectionNames {
+		if s == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Contract is the typed form of contract.yaml.
+type Contract struct {
+	Schema     string              `json:"schema"`
+	Project    string              `json:"project,omitempty"`
+	Task       Task                `json:"task"`
+	Metrics    Metrics             `json:"metrics"`
+	Scope      Scope               `json:"scope"`
+	Budget     Budget              `json:"budget"`
+	Hardware   Hardware            `json:"hardware"`
+	Baseline   Baseline            `json:"baseline"`
+	Evaluation Evaluation          `json:"evaluation"`
+	Approvals  map[string]Approval `json:"approvals,omitempty"`
+}
+
+type Task struct {
+	Description string `json:"description"`
+	Environment string `json:"environment"`
+	Success     string `json:"success"`
+	Notes       string `json:"notes,omitempty"`
+}
+
+type Metric struct {
+	Name      string `json:"name"`
+	Source    string `json:"source"`
+	Aggregate string `json:"aggregate"`
+	N         int    `json:"n,omitempty"`
+	Step      int64  `json:"step,omitempty"`
+	Goal      string `json:"goal"`
+}
+
+type Primary struct {
+	Metric
+	HeldOut           bool    `json:"held_out"`
+	MinAbsoluteChange float64 `json:"min_absolute_change,omitempty"`
+	MinRelativeChange float64 `json:"min_relative_change,omitempty"`
+}
+
+type Guardrail struct {
+	Metric
+	Min                   *float64 `json:"min,omitempty"`
+	Max                   *float64 `json:"max,omitempty"`
+	MaxRelativeRegression *float64 `json:"max_relative_regression,omitempty"`
+}
+
+type Metrics struct {
+	Primary    Primary     `json:"primary"`
+	Guardrails []Guardrail `json:"guardrails,omitempty"`
+}
+
+type Budget struct {
+	GPUHours        float64  `json:"gpu_hours"`
+	MaxRunWallClock Duration `json:"max_run_wall_clock"`
+	MaxRuns         int      `json:"max_runs"`
+	MaxConcurrent   int      `json:"max_concurrent"`
+}
+
+type Hardware struct {
+	Target     string `json:"target"`
+	Launcher   string `json:"launcher"`
+	GPUsPerRun int    `json:"gpus_per_run"`
+	GPUType    string `json:"gpu_type,omitempty"`
+	Nodes      int    `json:"nodes"`
+	Slurm      *struct {
+		Partition string `json:"partition,omitempty"`
+		Account   string `json:"account,omitempty"`
+		QOS       string `json:"qos,omitempty"`
+	} `json:"slurm,omitempty"`
+}
+
+type Baseline struct {
+	Experiment string `json:"experiment"`
+	Command    string `json:"command"`
+	Config     string `json:"config,omitempty"`
+	Seeds      []int  `json:"seeds"`
+}
+
+type Evaluation struct {
+	Command  string `json:"command"`
+	Source   string `json:"source"`
+	Episodes int    `json:"episodes"`
+	Seeds    []int  `json:"seeds"`
+	HeldOut  string `json:"held_out"`
+}
+
+// An Approval records who approved a section, when, and what content.
+type Approval struct {
+	By          string `json:"by" yaml:"by"`
+	At          string `json:"at" yaml:"at"`
+	Digest      string `json:"digest" yaml:"digest"`
+	Interactive bool   `json:"interactive" yaml:"interactive"`
+}
+
+// A Duration is a Go duration string such as "90m" or "1h30m".
+type Duration string
+
+// Value parses the duration; the schema has already checked its form.
+func (d Duration) Value() time.Duration {
+	v, _ := time.ParseDuration(string(d))
+	return v
+}
+
+// Digest is the content digest of a decoded value: sha256 over its
+// canonical JSON (sorted keys), so edits to comments or layout do not make
+// an approval stale while any change of content does.
+func Digest(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		// Decoded YAML holds only JSON-representable values (NaN and
+		// infinities are rejected on parse).
+		b = []byte(fmt.Sprint(v))
+	}
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// A Finding is a problem with the contract. Errors make a section
+// incomplete; warnings are advice.
+type Finding struct {
+	Severity string `json:"severity"`
+	*document.Error
+}
+
+// Loaded is contract.yaml as read from disk: its document, its typed form,
+// and every finding from the schema and the consistency checks.
+type Loaded struct {
+	File     *document.File
+	Contract Contract
+	Findings []Finding
+}
+
+// Parse reads contract.yaml. A syntax error is returned as an error;
+// schema violations and inconsistencies become Findings.
+func Parse(path string, data []byte) (*Loaded, error) {
+	f, err := document.Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	l := &Loaded{File: f}
+	errs, err := f.Check(schema.Contract)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range errs {
+		l.Findings = append(l.Findings, Finding{"error", e})
+	}
+	// Decoding cannot fail on a schema-valid document; on an invalid one the
+	// findings already say why, and the typed form stays partly empty.
+	if len(errs) == 0 {
+		if err := f.Decode(&l.Contract); err != nil {
+			return nil, err
+		}
+		l.Findings = append(l.Findings, l.consistency()...)
+	}
+	return l, nil
+}
+
+// Section returns the decoded content of a section, or nil if absent.
+func (l *Loaded) Section(name string) any {
+	m, _ := l.File.Value.(map[string]any)
+	return m[name]
+}
+
+// Errors returns the findings with severity error.
+func (l *Loaded) Errors() []Finding {
+	var fs []Finding
+	for _, f := range l.Findings {
+		if f.Severity == "error" {
+			fs = append(fs, f)
+		}
+	}
+	return fs
+}
+
+// sectionOf returns the section a finding belongs to, or "" for findings
+// about the file as a whole (schema, unknown keys, approvals).
+func sectionOf(f Finding) string {
+	field := f.Field
+	for i := 0; i < len(field); i++ {
+		if field[i] == '.' {
+			field = field[:i]
+			break
+		}
+	}
+	if IsSection(field) {
+		return field
+	}
+	return ""
+}

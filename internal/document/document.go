@@ -1,0 +1,282 @@
+// Package document reads the YAML state files under .rlxp/: it decodes them
+// with goccy/go-yaml, validates them against the embedded JSON Schemas, and
+// keeps the syntax tree so that every error can name a file, line and field.
+package document
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+	"github.com/goccy/go-yaml/token"
+
+	"github.com/rlxp/rlxp/internal/schema"
+)
+
+// An Error locates a problem in a state file. It prints on one line as
+// path:line:col: field: message, omitting the parts it does not know.
+type Error struct {
+	Path  string `json:"file"`
+	Line  int    `json:"line,omitempty"`
+	Col   int    `json:"column,omitempty"`
+	Field string `json:"field,omitempty"`
+	Msg   string `json:"message"`
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Path)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+		if e.Col > 0 {
+			fmt.Fprintf(&b, ":%d", e.Col)
+		}
+	}
+	b.WriteString(": ")
+	if e.Field != "" {
+		b.WriteString(e.Field)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// A File is one parsed YAML document.
+type File struct {
+	Path  string // as shown to the user
+	Data  []byte
+	Value any // generic decoded form: map[string]any, []any, scalars
+	root  ast.Node
+}
+
+// Parse decodes data, which was read from path. A syntax error is an *Error.
+func Parse(path string, data []byte) (*File, error) {
+	f := &File{Path: path, Data: data}
+	if strings.TrimSpace(string(data)) == "" {
+		return nil, &Error{Path: path, Msg: "file is empty"}
+	}
+	tree, err := parser.ParseBytes(data, 0)
+	if err != nil {
+		return nil, f.Wrap(err)
+	}
+	if len(tree.Docs) > 1 {
+		return nil, &Error{Path: path, Line: line(tree.Docs[1]), Msg: "more than one YAML document"}
+	}
+	if len(tree.Docs) == 1 {
+		f.root = tree.Docs[0].Body
+	}
+	if err := yaml.NodeToValue(f.root, &f.Value); err != nil {
+		return nil, f.Wrap(err)
+	}
+	if _, ok := f.Value.(map[string]any); !ok {
+		return nil, &Error{Path: path, Line: 1, Msg: "top level must be a mapping of keys to values"}
+	}
+	v, err := f.normalize(f.root, f.Value)
+	if err != nil {
+		return nil, err
+	}
+	f.Value = v
+	return f, nil
+}
+
+// Decode decodes the document into v, a pointer to a struct with json tags.
+// It goes through the normalised generic value, so typed code sees exactly
+// what the schema validated.
+func (f *File) Decode(v any) error {
+	b, err := json.Marshal(f.Value)
+	if err != nil {
+		return &Error{Path: f.Path, Msg: err.Error()}
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return &Error{Path: f.Path, Msg: err.Error()}
+	}
+	return nil
+}
+
+// plainFloat is a YAML 1.2 float written without a dot, such as 1e-3 or
+// 3E5. go-yaml follows YAML 1.1 and reads those as strings; RL configs
+// write learning rates that way all the time.
+var plainFloat = regexp.MustCompile(`^[-+]?[0-9]+[eE][-+]?[0-9]+$`)
+
+// normalize walks the syntax tree beside the decoded value: it turns plain
+// (unquoted) YAML 1.2 floats into numbers and rejects NaN and infinities,
+// which have no place in a state file and no JSON form.
+func (f *File) normalize(n ast.Node, v any) (any, error) {
+	switch n := n.(type) {
+	case *ast.MappingNode:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return v, nil
+		}
+		for _, mv := range n.Values {
+			k := mv.Key.String()
+			if _, ok := m[k]; !ok {
+				continue
+			}
+			nv, err := f.normalize(mv.Value, m[k])
+			if err != nil {
+				return nil, err
+			}
+			m[k] = nv
+		}
+	case *ast.MappingValueNode:
+		return f.normalize(&ast.MappingNode{Values: []*ast.MappingValueNode{n}}, v)
+	case *ast.SequenceNode:
+		s, ok := v.([]any)
+		if !ok || len(s) != len(n.Values) {
+			return v, nil
+		}
+		for i, c := range n.Values {
+			nv, err := f.normalize(c, s[i])
+			if err != nil {
+				return nil, err
+			}
+			s[i] = nv
+		}
+	case *ast.StringNode:
+		if s, ok := v.(string); ok && n.Token.Type == token.StringType && plainFloat.MatchString(s) {
+			if x, err := strconv.ParseFloat(s, 64); err == nil {
+				return x, nil
+			}
+		}
+	case *ast.InfinityNode, *ast.NanNode:
+		l, c := pos(n)
+		return nil, &Error{Path: f.Path, Line: l, Col: c, Msg: "NaN and infinite numbers are not allowed"}
+	}
+	return v, nil
+}
+
+// Wrap turns a go-yaml error, whose own text spans several lines with a
+// source excerpt, into a one-line positioned Error.
+func (f *File) Wrap(err error) error {
+	var ye yaml.Error
+	if errors.As(err, &ye) {
+		e := &Error{Path: f.Path, Msg: ye.GetMessage()}
+		if tk := ye.GetToken(); tk != nil && tk.Position != nil {
+			e.Line, e.Col = tk.Position.Line, tk.Position.Column
+		}
+		return e
+	}
+	return &Error{Path: f.Path, Msg: firstLine(err.Error())}
+}
+
+// Check validates the document against the named embedded schema. Each
+// violation comes back as a positioned Error, in file order.
+func (f *File) Check(schemaName string) ([]*Error, error) {
+	vs, err := schema.Validate(schemaName, f.Value)
+	if err != nil {
+		return nil, err
+	}
+	errs := make([]*Error, 0, len(vs))
+	for _, v := range vs {
+		l, c := f.Pos(v.Field)
+		errs = append(errs, &Error{Path: f.Path, Line: l, Col: c, Field: strings.Join(v.Field, "."), Msg: v.Message})
+	}
+	sort.SliceStable(errs, func(i, j int) bool {
+		if errs[i].Line != errs[j].Line {
+			return errs[i].Line < errs[j].Line
+		}
+		return errs[i].Col < errs[j].Col
+	})
+	return errs, nil
+}
+
+// Pos returns the line and column of the deepest node on the field path
+// that exists, so that a missing key points at its parent.
+func (f *File) Pos(field []string) (line, col int) {
+	n := f.root
+	if n == nil {
+		return 0, 0
+	}
+	line, col = pos(n)
+	for _, seg := range field {
+		n = child(n, seg)
+		if n == nil {
+			return line, col
+		}
+		line, col = pos(n)
+	}
+	return line, col
+}
+
+// KeyLine returns the line of a top-level key, or 0 if it is absent.
+func (f *File) KeyLine(key string) int {
+	m, ok := f.root.(*ast.MappingNode)
+	if !ok {
+		return 0
+	}
+	for _, mv := range m.Values {
+		if mv.Key.String() == key {
+			return line(mv.Key)
+		}
+	}
+	return 0
+}
+
+// TopKeyLines lists the lines where top-level keys start, in order.
+func (f *File) TopKeyLines() []int {
+	m, ok := f.root.(*ast.MappingNode)
+	if !ok {
+		return nil
+	}
+	var ls []int
+	for _, mv := range m.Values {
+		ls = append(ls, line(mv.Key))
+	}
+	return ls
+}
+
+func child(n ast.Node, seg string) ast.Node {
+	switch n := n.(type) {
+	case *ast.MappingNode:
+		for _, mv := range n.Values {
+			if mv.Key.String() == seg {
+				return mv.Value
+			}
+		}
+	case *ast.MappingValueNode:
+		if n.Key.String() == seg {
+			return n.Value
+		}
+	case *ast.SequenceNode:
+		i, err := strconv.Atoi(seg)
+		if err == nil && i >= 0 && i < len(n.Values) {
+			return n.Values[i]
+		}
+	}
+	return nil
+}
+
+func pos(n ast.Node) (int, int) {
+	if mv, ok := n.(*ast.MappingValueNode); ok {
+		n = mv.Key
+	}
+	if m, ok := n.(*ast.MappingNode); ok && len(m.Values) > 0 && !m.IsFlowStyle {
+		n = m.Values[0].Key
+	}
+	tk := n.GetToken()
+	if tk == nil || tk.Position == nil {
+		return 0, 0
+	}
+	return tk.Position.Line, tk.Position.Column
+}
+
+func line(n ast.Node) int {
+	l, _ := pos(n)
+	return l
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

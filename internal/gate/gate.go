@@ -1,0 +1,194 @@
+// Package gate answers "may this experiment launch?" from the contract's
+// approvals, the experiment's approval and scope, and the budget left. It
+// lists every unmet condition, never just the first.
+package gate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rlxp/rlxp/internal/budget"
+	"github.com/rlxp/rlxp/internal/contract"
+	"github.com/rlxp/rlxp/internal/experiment"
+)
+
+// Schema is the schema field of a gate answer.
+const Schema = "rlxp.gate/v1"
+
+// A Condition is one requirement of the gate.
+type Condition struct {
+	Check  string `json:"check"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+}
+
+// Budget is the budget arithmetic behind the answer.
+type Budget struct {
+	MaxRuns        int     `json:"max_runs"`
+	RunsSpent      int     `json:"runs_spent"`
+	RunsReserved   int     `json:"runs_reserved"`
+	RunsNeeded     int     `json:"runs_needed"`
+	GPUHours       float64 `json:"gpu_hours"`
+	GPUHoursSpent  float64 `json:"gpu_hours_spent"`
+	GPUHoursHeld   float64 `json:"gpu_hours_reserved"`
+	GPUHoursNeeded float64 `json:"gpu_hours_needed"`
+}
+
+// Answer is the gate's verdict.
+type Answer struct {
+	Schema     string      `json:"schema"`
+	Experiment string      `json:"experiment,omitempty"`
+	Open       bool        `json:"open"`
+	Unmet      int         `json:"unmet"`
+	Conditions []Condition `json:"conditions"`
+	Budget     *Budget     `json:"budget,omitempty"`
+}
+
+// Input is what the gate reads.
+type Input struct {
+	Contract    *contract.Loaded
+	Experiments *experiment.Set
+	Experiment  *experiment.Experiment // nil: contract conditions only
+	Spend       budget.Spend
+}
+
+// Evaluate computes the answer.
+func Evaluate(in Input) Answer {
+	a := Answer{Schema: Schema}
+	add := func(check string, ok bool, format string, args ...any) {
+		a.Conditions = append(a.Conditions, Condition{check, ok, fmt.Sprintf(format, args...)})
+	}
+
+	st := in.Contract.Status()
+	for _, f := range st.FileFindings {
+		add("contract", false, "%s", f.Error.Error())
+	}
+	states := map[string]string{}
+	for _, s := range st.Sections {
+		states[s.Section] = s.State
+		switch s.State {
+		case contract.Approved:
+			add("contract."+s.Section, true, "approved by %s at %s", s.Approval.By, s.Approval.At)
+		case contract.Stale:
+			add("contract."+s.Section, false, "stale: edited after %s approved it at %s; re-approve with 'rlxp contract approve %s'", s.Approval.By, s.Approval.At, s.Section)
+		case contract.Unapproved:
+			add("contract."+s.Section, false, "not approved; a human runs 'rlxp contract approve %s'", s.Section)
+		default:
+			detail := "section is missing"
+			if len(s.Findings) > 0 {
+				detail = s.Findings[0].Error.Error()
+				if n := len(s.Findings) - 1; n > 0 {
+					detail += fmt.Sprintf(" (+%d more; see 'rlxp contract validate')", n)
+				}
+			}
+			add("contract."+s.Section, false, "incomplete: %s", detail)
+		}
+	}
+
+	e := in.Experiment
+	if e == nil {
+		a.finish()
+		return a
+	}
+	a.Experiment = e.ID
+	switch e.Status {
+	case experiment.Proposed, experiment.Approved:
+		switch e.ApprovalState() {
+		case contract.Approved:
+			add("experiment", true, "approved by %s at %s", e.Approval.By, e.Approval.At)
+		case contract.Stale:
+			add("experiment", false, "stale: edited after %s approved it; re-approve with 'rlxp experiment approve %s'", e.Approval.By, e.ID)
+		default:
+			add("experiment", false, "not approved; a human runs 'rlxp experiment approve %s'", e.ID)
+		}
+	default:
+		add("experiment", false, "status is %s; only an approved experiment may launch", e.Status)
+	}
+
+	c := in.Contract.Contract
+	if states["scope"] == contract.Incomplete {
+		add("scope", false, "cannot check: the scope section is incomplete")
+	} else {
+		errs := e.ScopeErrors(c.Scope)
+		for _, err := range errs {
+			add("scope", false, "%s", err)
+		}
+		if len(errs) == 0 {
+			add("scope", true, "%s", describeScope(e))
+		}
+	}
+
+	if states["budget"] == contract.Incomplete || states["hardware"] == contract.Incomplete {
+		add("budget", false, "cannot check: the budget or hardware section is incomplete")
+	} else {
+		a.Budget = checkBudget(in, c, add)
+	}
+	a.finish()
+	return a
+}
+
+func (a *Answer) finish() {
+	a.Open = true
+	for _, c := range a.Conditions {
+		if !c.OK {
+			a.Open = false
+			a.Unmet++
+		}
+	}
+}
+
+func describeScope(e *experiment.Experiment) string {
+	var parts []string
+	for _, it := range e.Params {
+		parts = append(parts, fmt.Sprintf("%v=%v", it.Key, it.Value))
+	}
+	parts = append(parts, e.Files...)
+	if len(parts) == 0 {
+		return "no changes (baseline)"
+	}
+	return "inside scope: " + strings.Join(parts, " ")
+}
+
+// checkBudget charges the experiment's remaining runs, plus the remaining
+// runs of every other approved experiment (already promised budget),
+// against what the contract allows.
+func checkBudget(in Input, c contract.Contract, add func(string, bool, string, ...any)) *Budget {
+	maxWall := c.Budget.MaxRunWallClock.Value()
+	wall := maxWall
+	e := in.Experiment
+	if e.WallClock != "" {
+		wall = e.WallClock.Value()
+	}
+	perRunHours := float64(c.Hardware.GPUsPerRun*c.Hardware.Nodes) * wall.Hours()
+	remaining := func(x *experiment.Experiment) int {
+		return max(0, len(x.Seeds)-in.Spend.ByExperiment[x.ID])
+	}
+	b := &Budget{
+		MaxRuns:       c.Budget.MaxRuns,
+		RunsSpent:     in.Spend.Runs,
+		RunsNeeded:    remaining(e),
+		GPUHours:      c.Budget.GPUHours,
+		GPUHoursSpent: in.Spend.GPUHours,
+	}
+	b.GPUHoursNeeded = float64(b.RunsNeeded) * perRunHours
+	for _, x := range in.Experiments.Experiments {
+		if x.ID == e.ID || (x.Status != experiment.Approved && x.Status != experiment.Running) {
+			continue
+		}
+		xwall := maxWall
+		if x.WallClock != "" {
+			xwall = x.WallClock.Value()
+		}
+		b.RunsReserved += remaining(x)
+		b.GPUHoursHeld += float64(remaining(x)*c.Hardware.GPUsPerRun*c.Hardware.Nodes) * xwall.Hours()
+	}
+
+	runsLeft := b.MaxRuns - b.RunsSpent - b.RunsReserved
+	add("budget.runs", b.RunsNeeded <= runsLeft, "needs %d runs; %d of %d left (%d spent, %d reserved by other approved experiments)",
+		b.RunsNeeded, max(0, runsLeft), b.MaxRuns, b.RunsSpent, b.RunsReserved)
+	hoursLeft := b.GPUHours - b.GPUHoursSpent - b.GPUHoursHeld
+	add("budget.gpu_hours", b.GPUHoursNeeded <= hoursLeft+1e-9, "needs %.2f GPU-hours; %.2f of %.2f left (%.2f spent, %.2f reserved)",
+		b.GPUHoursNeeded, max(0, hoursLeft), b.GPUHours, b.GPUHoursSpent, b.GPUHoursHeld)
+	add("budget.wall_clock", wall <= maxWall, "%s per run; the contract allows %s", wall, maxWall)
+	return b
+}

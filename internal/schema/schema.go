@@ -1,0 +1,122 @@
+// Package schema holds the JSON Schemas of the .rlxp state files, embedded
+// in the binary, and validates decoded documents against them.
+package schema
+
+import (
+	"embed"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/xeipuuv/gojsonschema"
+)
+
+//go:embed *.schema.json
+var files embed.FS
+
+// Names of the embedded schemas.
+const (
+	Contract    = "contract"
+	Experiments = "experiments"
+	Adapter     = "adapter"
+)
+
+// A Violation is one schema failure at a field path.
+type Violation struct {
+	Field   []string
+	Message string
+}
+
+// sep joins context segments; no YAML key a user writes contains it, so
+// keys with dots in them survive the round trip.
+const sep = "\x00"
+
+// Validate checks a decoded document (maps, slices, scalars) against the
+// named schema and returns its violations ordered by field path.
+func Validate(name string, doc any) ([]Violation, error) {
+	src, err := files.ReadFile(name + ".schema.json")
+	if err != nil {
+		return nil, fmt.Errorf("schema %s: %w", name, err)
+	}
+	s, err := gojsonschema.NewSchema(gojsonschema.NewBytesLoader(src))
+	if err != nil {
+		return nil, fmt.Errorf("compile schema %s: %w", name, err)
+	}
+	res, err := s.Validate(gojsonschema.NewGoLoader(doc))
+	if err != nil {
+		return nil, fmt.Errorf("validate against %s: %w", name, err)
+	}
+	var vs []Violation
+	seen := map[string]bool{}
+	for _, re := range res.Errors() {
+		switch re.Type() {
+		case "number_any_of", "number_one_of", "number_all_of", "condition_then", "condition_else":
+			// Summaries of nested failures that are reported on their own.
+			continue
+		}
+		v := violation(re)
+		key := strings.Join(v.Field, sep) + sep + v.Message
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		vs = append(vs, v)
+	}
+	sort.SliceStable(vs, func(i, j int) bool {
+		return strings.Join(vs[i].Field, sep) < strings.Join(vs[j].Field, sep)
+	})
+	return vs, nil
+}
+
+// patternHints explains the schemas' patterns in words.
+var patternHints = map[string]string{
+	`^([0-9]+(\.[0-9]+)?(h|m|s))+$`:     "must be a duration such as 45m, 4h or 1h30m",
+	`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`: "must be an id: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit",
+	`^sha256:[0-9a-f]{64}$`:             "must be sha256: followed by 64 hex digits",
+}
+
+func violation(re gojsonschema.ResultError) Violation {
+	var field []string
+	for _, seg := range strings.Split(re.Context().String(sep), sep) {
+		if seg != "(root)" && seg != "" {
+			field = append(field, seg)
+		}
+	}
+	d := re.Details()
+	switch re.Type() {
+	case "required":
+		return Violation{append(field, fmt.Sprint(d["property"])), "missing required field"}
+	case "additional_property_not_allowed":
+		return Violation{append(field, fmt.Sprint(d["property"])), "unknown field"}
+	case "invalid_type":
+		return Violation{field, fmt.Sprintf("expected %v, found %v", d["expected"], d["given"])}
+	case "enum":
+		return Violation{field, fmt.Sprintf("must be one of %v", d["allowed"])}
+	case "const":
+		return Violation{field, fmt.Sprintf("must be %v", d["allowed"])}
+	case "string_gte":
+		if fmt.Sprint(d["min"]) == "1" {
+			return Violation{field, "must not be empty"}
+		}
+	case "array_min_items":
+		if fmt.Sprint(d["min"]) == "1" {
+			return Violation{field, "must list at least one item"}
+		}
+	case "does_not_match_pattern":
+		if hint, ok := patternHints[fmt.Sprint(d["pattern"])]; ok {
+			return Violation{field, hint}
+		}
+		return Violation{field, fmt.Sprintf("does not match the pattern %v", d["pattern"])}
+	case "number_gte":
+		return Violation{field, fmt.Sprintf("must be at least %v", d["min"])}
+	case "number_gt":
+		return Violation{field, fmt.Sprintf("must be greater than %v", d["min"])}
+	case "number_lte":
+		return Violation{field, fmt.Sprintf("must be at most %v", d["max"])}
+	}
+	msg := re.Description()
+	if msg != "" {
+		msg = strings.ToLower(msg[:1]) + msg[1:]
+	}
+	return Violation{field, msg}
+}

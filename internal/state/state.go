@@ -1,0 +1,91 @@
+// Package state owns the .rlxp/ directory of a target repository: where its
+// files live, how they are written (atomically) and how writers exclude each
+// other (a file lock).
+package state
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// DirName is the state directory inside a target repository.
+const DirName = ".rlxp"
+
+// File names inside DirName.
+const (
+	Adapter     = "adapter.yaml"
+	Contract    = "contract.yaml"
+	Experiments = "experiments.yaml"
+	Report      = "report.md"
+	Ledger      = "ledger.jsonl"
+	Runs        = "runs"
+	lockName    = ".lock"
+)
+
+// A Repo is a target repository with (possibly) a .rlxp directory.
+type Repo struct {
+	Root string // absolute
+	// Display is how paths are shown to the user: relative to the working
+	// directory when Root is below it.
+	display string
+}
+
+// Open returns the repository at root; cwd is used to shorten paths in messages.
+func Open(root, cwd string) (*Repo, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("resolve %s: %w", root, err)
+	}
+	r := &Repo{Root: abs}
+	if rel, err := filepath.Rel(cwd, abs); err == nil && !strings.HasPrefix(rel, "..") {
+		r.display = rel
+	} else {
+		r.display = abs
+	}
+	return r, nil
+}
+
+// Dir is the absolute path of .rlxp.
+func (r *Repo) Dir() string { return filepath.Join(r.Root, DirName) }
+
+// Path is the absolute path of a file inside .rlxp.
+func (r *Repo) Path(name string) string { return filepath.Join(r.Root, DirName, name) }
+
+// Show is the path of a file inside .rlxp as shown to the user.
+func (r *Repo) Show(name string) string {
+	return filepath.Join(r.display, DirName, name)
+}
+
+// ErrNotInitialized means the repository has no .rlxp directory.
+var ErrNotInitialized = errors.New("not initialised")
+
+// Read returns the contents of a state file, with an error that says how to
+// create it when the state directory is missing.
+func (r *Repo) Read(name string) ([]byte, error) {
+	data, err := os.ReadFile(r.Path(name))
+	if err == nil {
+		return data, nil
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		if _, derr := os.Stat(r.Dir()); errors.Is(derr, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s: %w (run 'rlxp init --root %s')", r.Show(""), ErrNotInitialized, r.display)
+		}
+		return nil, fmt.Errorf("%s: file is missing (run 'rlxp init' to restore it)", r.Show(name))
+	}
+	return nil, fmt.Errorf("read %s: %w", r.Show(name), err)
+}
+
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// ValidID reports whether id may name an experiment or run. Ids become
+// directory names under .rlxp/runs, so none may reach outside it.
+func ValidID(id string) error {
+	if !idPattern.MatchString(id) || strings.Contains(id, "..") {
+		return fmt.Errorf("invalid id %q: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit, without '..'", id)
+	}
+	return nil
+}
