@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -39,6 +40,7 @@ func TestScript(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"readonly": readonly,
+			"holdlock": holdlock,
 		},
 	})
 }
@@ -63,4 +65,17 @@ func readonly(ts *testscript.TestScript, neg bool, args []string) {
 			fmt.Fprintf(os.Stderr, "chattr -i %s: %v: %s\n", dir, err, out)
 		}
 	})
+}
+
+// holdlock takes the flock(2) lock on a file for the rest of the script, as
+// another rlxp process would.
+func holdlock(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: holdlock FILE")
+	}
+	f, err := os.OpenFile(ts.MkAbs(args[0]), os.O_RDWR|os.O_CREATE, 0o644)
+	ts.Check(err)
+	ts.Check(syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB))
+	fmt.Fprintf(f, "pid %d: holdlock\n", os.Getpid())
+	ts.Defer(func() { f.Close() })
 }

@@ -83,7 +83,7 @@ func runContractApprove(env *Env, o *approveOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	lock, err := r.Lock(lockWait)
+	lock, err := lockRepo(env, r)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -76,6 +77,16 @@ func runContractValidate(env *Env, o *contractOptions, args []string) error {
 		findings = append(findings, contract.Finding{Severity: "error", Error: de})
 	}
 
+	sort.SliceStable(findings, func(i, j int) bool {
+		a, b := findings[i].Error, findings[j].Error
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	})
 	res := validateResult{Schema: "rlxp.validate/v1", Findings: findings}
 	for _, f := range findings {
 		if f.Severity == "error" {
@@ -153,7 +164,7 @@ func checkAdapter(r *state.Repo) ([]contract.Finding, map[string]bool, error) {
 // checkSources checks that the contract's metric sources are declared in
 // adapter.yaml, where scoring will look for them.
 func checkSources(l *contract.Loaded, sources map[string]bool) []contract.Finding {
-	if len(l.Errors()) > 0 {
+	if !l.Decoded {
 		return nil
 	}
 	c := l.Contract

@@ -97,7 +97,7 @@ func runExperimentAdd(env *Env, o *experimentAddOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	lock, err := r.Lock(lockWait)
+	lock, err := lockRepo(env, r)
 	if err != nil {
 		return err
 	}
@@ -133,12 +133,16 @@ func runExperimentAdd(env *Env, o *experimentAddOptions, args []string) error {
 		}
 		v, err := l.Contract.Scope.ParseParam(name, raw)
 		if err != nil {
-			return fmt.Errorf("%s: %w", l.File.Path, err)
+			where := l.Where("scope", "parameters")
+			if _, ok := l.Contract.Scope.Parameters[name]; ok {
+				where = l.Where("scope", "parameters", name)
+			}
+			return fmt.Errorf("%w (%s)", err, where)
 		}
 		e.Params = append(e.Params, yaml.MapItem{Key: name, Value: v})
 	}
 	if err := set.Add(e, l.Contract.Scope); err != nil {
-		return fmt.Errorf("%s: %w", l.File.Path, err)
+		return fmt.Errorf("%w (%s)", err, l.Where("scope"))
 	}
 	if err := saveExperiments(r, set); err != nil {
 		return err

@@ -148,7 +148,7 @@ func editExperiment(env *Env, root, id string, change func(*contract.Loaded, *ex
 	if err != nil {
 		return err
 	}
-	lock, err := r.Lock(lockWait)
+	lock, err := lockRepo(env, r)
 	if err != nil {
 		return err
 	}

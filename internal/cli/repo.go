@@ -14,8 +14,21 @@ import (
 	"github.com/rlxp/rlxp/internal/state"
 )
 
-// lockWait is how long a writer waits for another to release the lock.
-const lockWait = 5 * time.Second
+// defaultLockWait is how long a writer waits for another to release the
+// lock; RLXP_LOCK_WAIT overrides it (slow shared filesystems).
+const defaultLockWait = 5 * time.Second
+
+func lockRepo(env *Env, r *state.Repo) (*state.Lock, error) {
+	wait := defaultLockWait
+	if v := env.Getenv("RLXP_LOCK_WAIT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return nil, usagef("invalid RLXP_LOCK_WAIT %q: want a duration such as 10s", v)
+		}
+		wait = d
+	}
+	return r.Lock(wait)
+}
 
 // Shared flags, added the way cmd/go adds its build flags.
 func addRootFlag(fs *pflag.FlagSet, root *string) {

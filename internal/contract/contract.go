@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rlxp/rlxp/internal/document"
@@ -160,7 +161,8 @@ type Finding struct {
 // and every finding from the schema and the consistency checks.
 type Loaded struct {
 	File     *document.File
-	Contract Contract
+	Contract Contract // decoded only when the file passes the schema
+	Decoded  bool
 	Findings []Finding
 }
 
@@ -185,6 +187,7 @@ func Parse(path string, data []byte) (*Loaded, error) {
 		if err := f.Decode(&l.Contract); err != nil {
 			return nil, err
 		}
+		l.Decoded = true
 		l.Findings = append(l.Findings, l.consistency()...)
 	}
 	return l, nil
@@ -194,6 +197,12 @@ func Parse(path string, data []byte) (*Loaded, error) {
 func (l *Loaded) Section(name string) any {
 	m, _ := l.File.Value.(map[string]any)
 	return m[name]
+}
+
+// Where names the place of a field in the file, as "field at path:line:col".
+func (l *Loaded) Where(field ...string) string {
+	line, col := l.File.Pos(field)
+	return fmt.Sprintf("%s at %s:%d:%d", strings.Join(field, "."), l.File.Path, line, col)
 }
 
 // Errors returns the findings with severity error.

@@ -91,7 +91,10 @@ func (s Scope) ParseParam(name, raw string) (any, error) {
 		if f, err := strconv.ParseFloat(raw, 64); err == nil {
 			for _, c := range p.Choices {
 				if cf, ok := toFloat(c); ok && cf == f {
-					v = c
+					v = f
+					if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+						v = int64(f)
+					}
 				}
 			}
 		}

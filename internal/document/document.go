@@ -188,8 +188,10 @@ func (f *File) Check(schemaName string) ([]*Error, error) {
 	return errs, nil
 }
 
-// Pos returns the line and column of the deepest node on the field path
-// that exists, so that a missing key points at its parent.
+// Pos returns the line and column of a field: of its key when the field
+// is a mapping key, else of the value. For a field that does not exist it
+// is the position of the deepest parent that does, so that a missing key
+// points at where it belongs.
 func (f *File) Pos(field []string) (line, col int) {
 	n := f.root
 	if n == nil {
@@ -197,11 +199,16 @@ func (f *File) Pos(field []string) (line, col int) {
 	}
 	line, col = pos(n)
 	for _, seg := range field {
-		n = child(n, seg)
-		if n == nil {
+		key, val := child(n, seg)
+		if val == nil {
 			return line, col
 		}
-		line, col = pos(n)
+		n = val
+		if key != nil {
+			line, col = pos(key)
+		} else {
+			line, col = pos(val)
+		}
 	}
 	return line, col
 }
@@ -233,25 +240,26 @@ func (f *File) TopKeyLines() []int {
 	return ls
 }
 
-func child(n ast.Node, seg string) ast.Node {
+// child returns the key (nil in a sequence) and value of one step down.
+func child(n ast.Node, seg string) (key, val ast.Node) {
 	switch n := n.(type) {
 	case *ast.MappingNode:
 		for _, mv := range n.Values {
 			if mv.Key.String() == seg {
-				return mv.Value
+				return mv.Key, mv.Value
 			}
 		}
 	case *ast.MappingValueNode:
 		if n.Key.String() == seg {
-			return n.Value
+			return n.Key, n.Value
 		}
 	case *ast.SequenceNode:
 		i, err := strconv.Atoi(seg)
 		if err == nil && i >= 0 && i < len(n.Values) {
-			return n.Values[i]
+			return nil, n.Values[i]
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 func pos(n ast.Node) (int, int) {

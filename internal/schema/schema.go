@@ -102,7 +102,7 @@ func violation(re gojsonschema.ResultError) Violation {
 		if fmt.Sprint(d["min"]) == "1" {
 			return Violation{field, "must list at least one item"}
 		}
-	case "does_not_match_pattern":
+	case "pattern":
 		if hint, ok := patternHints[fmt.Sprint(d["pattern"])]; ok {
 			return Violation{field, hint}
 		}

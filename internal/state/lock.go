@@ -12,6 +12,19 @@ import (
 // ErrLocked means another rlxp process holds the state lock.
 var ErrLocked = errors.New("locked")
 
+// A LockedError says who holds the lock. It matches ErrLocked.
+type LockedError struct {
+	Path   string
+	Holder string
+}
+
+func (e *LockedError) Error() string {
+	return fmt.Sprintf("%s is held by %s; retry when it finishes", e.Path, e.Holder)
+}
+
+// Is makes errors.Is(err, ErrLocked) true.
+func (e *LockedError) Is(target error) bool { return target == ErrLocked }
+
 // A Lock is an exclusive advisory lock on .rlxp/.lock. The kernel drops it
 // when the holder dies, so a crashed writer never leaves the repo locked.
 type Lock struct{ f *os.File }
@@ -36,7 +49,7 @@ func (r *Repo) Lock(wait time.Duration) (*Lock, error) {
 		if time.Now().After(deadline) {
 			holder, _ := os.ReadFile(r.Path(lockName))
 			f.Close()
-			return nil, fmt.Errorf("%s is held by %s: %w; retry when it finishes", r.Show(lockName), describeHolder(holder), ErrLocked)
+			return nil, &LockedError{Path: r.Show(lockName), Holder: describeHolder(holder)}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
