@@ -57,7 +57,13 @@ type File struct {
 }
 
 // Parse decodes data, which was read from path. A syntax error is an *Error.
-func Parse(path string, data []byte) (*File, error) {
+func Parse(path string, data []byte) (_ *File, err error) {
+	// go-yaml has panicked on malformed input; no input may crash rlxp.
+	defer func() {
+		if r := recover(); r != nil {
+			err = &Error{Path: path, Msg: fmt.Sprintf("cannot parse YAML: %v", r)}
+		}
+	}()
 	f := &File{Path: path, Data: data}
 	if strings.TrimSpace(string(data)) == "" {
 		return nil, &Error{Path: path, Msg: "file is empty"}
@@ -71,6 +77,9 @@ func Parse(path string, data []byte) (*File, error) {
 	}
 	if len(tree.Docs) == 1 {
 		f.root = tree.Docs[0].Body
+	}
+	if f.root == nil {
+		return nil, &Error{Path: path, Line: 1, Msg: "top level must be a mapping of keys to values"}
 	}
 	if err := yaml.NodeToValue(f.root, &f.Value); err != nil {
 		return nil, f.Wrap(err)

@@ -67,7 +67,7 @@ func (v *validator) validatePlugin(dir string, ex pluginExpect) {
 		v.errorf(cx.file, cx.versionLn, "version %q differs from %q in %s; keep both manifests at the same version", cx.version, cl.version, ClaudeManifestFile)
 	}
 	if ex.entryVersionFile != "" && cl.hasVersion && ex.entryVersion != cl.version {
-		v.errorf(ex.entryVersionFile, ex.entryVersionLn, "entry version %q differs from %q in %s; keep them equal or drop the entry version", ex.entryVersion, cl.version, cl.file)
+		v.errorf(ex.entryVersionFile, ex.entryVersionLn, "entry version %q differs from %q in %s; plugin.json wins at install time and the entry version is silently ignored (claude plugin validate warns and --strict fails)", ex.entryVersion, cl.version, cl.file)
 	}
 	sum.Version = firstNonEmpty(cl.version, cx.version)
 
@@ -214,6 +214,11 @@ func (v *validator) checkSkill(file, dirName string) string {
 	if !ok {
 		return dirName
 	}
+	return v.checkSkillContent(file, dirName, data)
+}
+
+// checkSkillContent checks the content of a SKILL.md in directory dirName.
+func (v *validator) checkSkillContent(file, dirName string, data []byte) string {
 	if !utf8.Valid(data) {
 		v.errorf(file, 0, "is not valid UTF-8")
 	}
@@ -370,6 +375,12 @@ func (v *validator) checkAgent(file string) string {
 	if !ok {
 		return base
 	}
+	return v.checkAgentContent(file, data)
+}
+
+// checkAgentContent checks the content of a subagent file.
+func (v *validator) checkAgentContent(file string, data []byte) string {
+	base := strings.TrimSuffix(path.Base(file), ".md")
 	fm := parseFrontMatter(data)
 	if !v.frontMatterOK(file, fm, "agent", "Claude Code loads the agent under its file name with no description, so it is never chosen automatically") {
 		return base
@@ -417,6 +428,11 @@ func (v *validator) checkHooksFile(file string) {
 	if doc == nil {
 		return
 	}
+	v.checkHooksDoc(file, doc)
+}
+
+// checkHooksDoc checks a decoded hooks file.
+func (v *validator) checkHooksDoc(file string, doc *jsonDoc) {
 	top, ok := doc.Value.(map[string]any)
 	if !ok {
 		v.errorf(file, 1, "must be a JSON object with a top-level \"hooks\" key, not %s", jsonType(doc.Value))

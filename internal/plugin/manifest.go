@@ -68,6 +68,12 @@ func (v *validator) claudeManifest(dir string, ex pluginExpect) manifestInfo {
 	if doc == nil {
 		return mi
 	}
+	return v.claudeManifestDoc(dir, doc, mi)
+}
+
+// claudeManifestDoc checks a decoded Claude plugin.json of the plugin in dir.
+func (v *validator) claudeManifestDoc(dir string, doc *jsonDoc, mi manifestInfo) manifestInfo {
+	file := mi.file
 	top, ok := doc.Value.(map[string]any)
 	if !ok {
 		v.errorf(file, 1, "must be a JSON object, not %s", jsonType(doc.Value))
@@ -213,6 +219,12 @@ func (v *validator) codexManifest(dir string, ex pluginExpect) manifestInfo {
 	if doc == nil {
 		return mi
 	}
+	return v.codexManifestDoc(dir, doc, mi)
+}
+
+// codexManifestDoc checks a decoded Codex plugin.json of the plugin in dir.
+func (v *validator) codexManifestDoc(dir string, doc *jsonDoc, mi manifestInfo) manifestInfo {
+	file := mi.file
 	top, ok := doc.Value.(map[string]any)
 	if !ok {
 		v.errorf(file, 1, "must be a JSON object, not %s", jsonType(doc.Value))

@@ -145,7 +145,7 @@ func (v *validator) validateMarketplaces(hasClaude, hasCodex bool) {
 		return
 	}
 	for _, dir := range order {
-		if !v.isDir(dir) {
+		if !v.isDir(dir) || (!v.isFile(pj(dir, ClaudeManifestFile)) && !v.isFile(pj(dir, CodexManifestFile))) {
 			continue // reported with the entry
 		}
 		v.validatePlugin(dir, expect[dir])
@@ -158,6 +158,11 @@ func (v *validator) claudeMarketplace(file string) *marketplace {
 	if doc == nil {
 		return nil
 	}
+	return v.claudeMarketplaceDoc(file, doc)
+}
+
+// claudeMarketplaceDoc checks a decoded Claude marketplace file.
+func (v *validator) claudeMarketplaceDoc(file string, doc *jsonDoc) *marketplace {
 	top, ok := doc.Value.(map[string]any)
 	if !ok {
 		v.errorf(file, 1, "must be a JSON object, not %s", jsonType(doc.Value))
@@ -268,6 +273,11 @@ func (v *validator) codexMarketplace(file string) *marketplace {
 	if doc == nil {
 		return nil
 	}
+	return v.codexMarketplaceDoc(file, doc)
+}
+
+// codexMarketplaceDoc checks a decoded Codex marketplace file.
+func (v *validator) codexMarketplaceDoc(file string, doc *jsonDoc) *marketplace {
 	top, ok := doc.Value.(map[string]any)
 	if !ok {
 		v.errorf(file, 1, "must be a JSON object, not %s", jsonType(doc.Value))

@@ -190,6 +190,12 @@ func (v *validator) readJSON(rel string) *jsonDoc {
 	if !ok {
 		return nil
 	}
+	return v.decodeJSON(rel, data)
+}
+
+// decodeJSON decodes the content of a JSON package file; syntax errors and
+// duplicate keys become findings. It returns nil when the content is unusable.
+func (v *validator) decodeJSON(rel string, data []byte) *jsonDoc {
 	doc, serr := decodeJSONFile(data)
 	if serr != nil {
 		v.errorf(rel, serr.Line, "invalid JSON at line %d, column %d: %s", serr.Line, serr.Col, serr.Msg)
