@@ -21,7 +21,7 @@ from cartpole.config import EVAL_SEED_BASE, ConfigError, default_out_dir, load_c
 from cartpole.env import CartPoleEnv
 from cartpole.metrics import MetricsLogger
 from cartpole.policy import SoftmaxPolicy
-from cartpole.reinforce import Adam, policy_gradient, run_episode
+from cartpole.reinforce import Adam, ReturnNormaliser, discounted_returns, policy_gradient, run_episode
 
 
 def train(config, seed, logger):
@@ -35,17 +35,20 @@ def train(config, seed, logger):
     rng = random.Random(f"policy:{seed}")
     policy = SoftmaxPolicy(hidden=config["hidden"], rng=rng)
     optimiser = Adam(policy.layers, lr=config["lr"])
+    normaliser = ReturnNormaliser()
 
     start = time.perf_counter()
     total_steps = 0
     window = []
     for episode in range(1, config["episodes"] + 1):
         trajectory = run_episode(env, policy, rng, seed=seed if episode == 1 else None)
-        grads, loss, entropy = policy_gradient(policy, trajectory, config["gamma"], config["entropy_coef"])
+        rewards = [step[3] for step in trajectory]
+        advantages = normaliser(discounted_returns(rewards, config["gamma"]))
+        grads, loss, entropy = policy_gradient(policy, trajectory, advantages, config["entropy_coef"])
         optimiser.step(policy.layers, grads)
 
         total_steps += len(trajectory)
-        window.append((sum(step[3] for step in trajectory), len(trajectory), loss, entropy))
+        window.append((sum(rewards), len(trajectory), loss, entropy))
         if episode % config["log_every"] == 0 or episode == config["episodes"]:
             ep_return, ep_length, loss, entropy = (sum(col) / len(window) for col in zip(*window))
             logger.log(
@@ -75,7 +78,7 @@ def main(argv=None):
     except ConfigError as exc:
         sys.exit(f"train.py: {exc}")
     if not 0 <= args.seed < EVAL_SEED_BASE:
-        sys.exit(f"train.py: --seed must be in [0, {EVAL_SEED_BASE}): seeds from {EVAL_SEED_BASE} up are held out for eval")
+        sys.exit(f"train.py: --seed must be in [0, {EVAL_SEED_BASE}): higher seeds are held out for eval")
 
     out = args.out or default_out_dir(args.config, args.seed)
     os.makedirs(out, exist_ok=True)
@@ -86,7 +89,8 @@ def main(argv=None):
     with MetricsLogger(out, sys.stdout) as logger:
         policy, total_steps = train(config, args.seed, logger)
     checkpoint = os.path.join(out, "policy.json")
-    policy.save(checkpoint, {"total_timesteps": total_steps, "episodes": config["episodes"], "config": resolved})
+    metadata = {"total_timesteps": total_steps, "episodes": config["episodes"], "config": resolved}
+    policy.save(checkpoint, metadata)
     print(f"[train] wrote {checkpoint} after {total_steps} env steps in {time.perf_counter() - start:.2f}s")
 
 

@@ -51,7 +51,7 @@ func newExperimentAddCmd() *Command {
 	fs.StringVar(&o.wallClock, "wall-clock", "", "expected wall-clock per run, e.g. 20m (default: the budget's maximum)")
 	addJSONFlag(fs, &o.json)
 	return &Command{
-		UsageLine: "rlxp experiment add ID [--param NAME=VALUE]... [--seeds 0,1,2] [--hypothesis TEXT] [--category C] [--file PATH]... [--wall-clock DUR]",
+		UsageLine: "rlxp experiment add ID [--param NAME=VALUE]... [--seeds 0,1,2] [--hypothesis TEXT] [--category C] [--file PATH]... [--wall-clock DUR] [--root DIR] [--json]",
 		Short:     "propose an experiment inside the approved scope",
 		Long: `Add records a proposed experiment. Every parameter must be tunable in the
 contract's scope and its value inside the range or choices; every file must

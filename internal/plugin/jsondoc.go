@@ -48,7 +48,9 @@ func parseJSON(data []byte) (*jsonDoc, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, &jsonSyntaxError{Line: 1, Col: 1, Msg: "file is empty"}
 	}
-	var probe any
+	// Unmarshalling into a RawMessage checks the syntax only, so a valid
+	// document with a huge number is not mistaken for a broken one.
+	var probe json.RawMessage
 	if err := json.Unmarshal(data, &probe); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {

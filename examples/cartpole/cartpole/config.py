@@ -1,14 +1,16 @@
 """Experiment configs: a flat JSON object, optionally overridden with ``--set key=value``."""
 
 import json
+import math
 import os
 
 # Training seeds live below this value and evaluation seeds at or above it, so
-# held-out episodes never start from a state the policy was trained on.
+# a held-out episode never reuses a seed the policy was trained on.
 EVAL_SEED_BASE = 10000
 
-# Every key train.py reads, with the JSON type it must have. Floats accept
-# integers too: JSON writes 1.0 as 1 as readily as 1.0.
+# Every key train.py reads, with the JSON type it must have. Number keys
+# accept integers as well, so "gamma": 1 is a valid discount, but not NaN or
+# infinity, which Python's json module would otherwise let through.
 REQUIRED_KEYS = {
     "lr": float,
     "gamma": float,
@@ -18,9 +20,7 @@ REQUIRED_KEYS = {
     "max_steps": int,
     "log_every": int,
 }
-
-
-TYPE_NAMES = {float: "a number", int: "an integer"}
+TYPE_NAMES = {float: "a finite number", int: "an integer"}
 
 
 class ConfigError(ValueError):
@@ -93,7 +93,7 @@ def has_type(value, kind):
     if isinstance(value, bool):  # bool is an int subclass, but never a valid number here
         return False
     if kind is float:
-        return isinstance(value, (int, float))
+        return isinstance(value, (int, float)) and math.isfinite(value)
     return isinstance(value, kind)
 
 

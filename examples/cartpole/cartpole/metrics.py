@@ -81,5 +81,7 @@ class MetricsLogger:
 
 def console_line(step, data):
     """``step:1234 - train/episode_return:87.300 - ...``, as verl prints to the console."""
-    fields = [f"{key}:{value:.3f}" if isinstance(value, float) else f"{key}:{value}" for key, value in data.items()]
-    return " - ".join([f"step:{step}"] + fields)
+    fields = [f"step:{step}"]
+    for key, value in data.items():
+        fields.append(f"{key}:{value:.3f}" if isinstance(value, float) else f"{key}:{value}")
+    return " - ".join(fields)

@@ -94,7 +94,6 @@ class SoftmaxPolicy:
         return {
             "format": FORMAT,
             "hidden": self.hidden,
-            "obs_scale": list(OBS_SCALE),
             "layers": [{"weights": w, "biases": b} for w, b in self.layers],
         }
 
@@ -104,9 +103,7 @@ class SoftmaxPolicy:
             raise ValueError(f"not a {FORMAT} checkpoint (format={data.get('format')!r})")
         policy = cls(hidden=data["hidden"])
         layers = [(layer["weights"], layer["biases"]) for layer in data["layers"]]
-        if [(len(w), len(w[0]), len(b)) for w, b in layers] != [
-            (len(w), len(w[0]), len(b)) for w, b in policy.layers
-        ]:
+        if shapes(layers) != shapes(policy.layers):
             raise ValueError("checkpoint layer shapes do not match its 'hidden' size")
         policy.layers = layers
         return policy
@@ -131,6 +128,10 @@ def load(path):
     with open(path, encoding="utf-8") as f:
         data = json.load(f)
     return SoftmaxPolicy.from_dict(data), data.get("metadata", {})
+
+
+def shapes(layers):
+    return [[len(row) for row in weights] + [len(biases)] for weights, biases in layers]
 
 
 def softmax(logits):

@@ -241,7 +241,8 @@ def report(checks, stdout, stderr, colour=False):
     fatals = sum(check.status == FATAL for check in checks)
     warns = sum(check.status == WARN for check in checks)
     if fatals:
-        print(f"[preflight] {fatals} FATAL, {warns} WARN — refusing to start. Fix the ✗ items above.", file=stderr, flush=True)
+        summary = f"[preflight] {fatals} FATAL, {warns} WARN — refusing to start. Fix the ✗ items above."
+        print(summary, file=stderr, flush=True)
         return 1
     print(f"[preflight] all fatal checks passed ({warns} WARN).", file=stdout, flush=True)
     return 0

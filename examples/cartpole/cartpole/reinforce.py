@@ -1,4 +1,4 @@
-"""REINFORCE (Monte-Carlo policy gradient) with normalised returns and Adam."""
+"""REINFORCE (Monte-Carlo policy gradient) with a running return baseline and Adam."""
 
 import math
 
@@ -33,29 +33,44 @@ def discounted_returns(rewards, gamma):
     return returns
 
 
-def normalise(values):
-    """Shift to zero mean and unit variance.
+class ReturnNormaliser:
+    """Turns discounted returns into advantages using running return statistics.
 
-    Subtracting the mean acts as a baseline and dividing by the standard
-    deviation keeps the step size independent of episode length; together
-    they make plain REINFORCE learn CartPole reliably.
+    Subtracting a running mean of recent returns is the baseline: actions from
+    an episode that outlasts recent ones are reinforced, those from a shorter
+    one are discouraged. Dividing by a running standard deviation keeps the
+    step size steady while episodes grow from ~20 to 500 steps. Normalising
+    each episode on its own would only contrast its early steps with its late
+    ones, and can leave a run stuck at ~15 steps per episode.
     """
-    mean = sum(values) / len(values)
-    std = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
-    return [(v - mean) / (std + 1e-8) for v in values]
+
+    def __init__(self, decay=0.9):
+        self.decay = decay
+        self.mean = None
+        self.var = None
+
+    def __call__(self, returns):
+        mean = sum(returns) / len(returns)
+        var = sum((g - mean) ** 2 for g in returns) / len(returns)
+        if self.mean is None:
+            self.mean, self.var = mean, var
+        else:
+            self.mean = self.decay * self.mean + (1.0 - self.decay) * mean
+            self.var = self.decay * self.var + (1.0 - self.decay) * var
+        std = math.sqrt(self.var)
+        return [(g - self.mean) / (std + 1e-8) for g in returns]
 
 
 def entropy(probs):
     return -sum(p * math.log(p) for p in probs if p > 0.0)
 
 
-def policy_gradient(policy, trajectory, gamma, entropy_coef):
+def policy_gradient(policy, trajectory, advantages, entropy_coef):
     """Gradient of the per-step mean REINFORCE loss over one episode.
 
     loss = mean_t[ -A_t * log pi(a_t | s_t) - entropy_coef * H(pi(. | s_t)) ]
-    with A_t the normalised discounted return. Returns ``(grads, loss, entropy)``.
+    with A_t the advantage of step t. Returns ``(grads, loss, entropy)``.
     """
-    advantages = normalise(discounted_returns([step[3] for step in trajectory], gamma))
     grads = policy.zero_grads()
     n = len(trajectory)
     total_loss = total_entropy = 0.0

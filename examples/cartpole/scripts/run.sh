@@ -27,7 +27,7 @@ refuse_without_python() {
 }
 
 rule() {
-  local line=""
+  local line="" i
   for ((i = 0; i < $1; i++)); do line+="─"; done
   printf '%s\n' "$line"
 }

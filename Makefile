@@ -1,0 +1,45 @@
+# rlxp: build, demo and test.
+GO      ?= go
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+BIN      = plugins/rl-experiment-assistant/bin/rlxp
+LDFLAGS  = -s -w -X main.version=$(VERSION)
+
+.PHONY: build demo test test-go test-python test-update fuzz bench lint clean
+
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/rlxp
+
+demo: build
+	bash scripts/demo.sh $(BIN)
+
+test: test-go test-python
+
+test-go:
+	$(GO) vet ./...
+	CGO_ENABLED=0 $(GO) build ./...
+	$(GO) test ./...
+
+test-python:
+	python3 -m unittest discover -s examples/cartpole/tests -t examples/cartpole
+
+test-update:
+	$(GO) test ./cmd/rlxp -run TestScript -update
+
+# Each fuzz target for FUZZTIME (go test runs one target per invocation).
+FUZZTIME ?= 30s
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "== $$pkg $$f"; $(GO) test $$pkg -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; \
+	  done; \
+	done
+
+bench: build
+	bash scripts/bench-contract-status.sh $(BIN)
+
+lint:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
+
+clean:
+	rm -f $(BIN)

@@ -1,0 +1,125 @@
+package gate
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/goccy/go-yaml"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/rlxp/rlxp/internal/budget"
+	"github.com/rlxp/rlxp/internal/contract"
+	"github.com/rlxp/rlxp/internal/experiment"
+)
+
+// loadContract returns the fixture contract with the given sections approved.
+func loadContract(t *testing.T, approve ...string) *contract.Loaded {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "cmd", "rlxp", "testdata", "fixtures", "contract.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := contract.Parse("c.yaml", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(approve) == 0 {
+		return l
+	}
+	b, err = l.Approve(approve, "alice", "2026-11-29T00:00:00Z", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, err = contract.Parse("c.yaml", b); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func approved(e *experiment.Experiment) *experiment.Experiment {
+	e.Status = experiment.Approved
+	e.Approval = &contract.Approval{By: "bob", At: "t", Digest: e.Digest()}
+	return e
+}
+
+func unmet(a Answer) []string {
+	var out []string
+	for _, c := range a.Conditions {
+		if !c.OK {
+			out = append(out, c.Check)
+		}
+	}
+	return out
+}
+
+func TestEvaluate(t *testing.T) {
+	all := contract.Sections()
+	exp := func(id string, seeds ...int) *experiment.Experiment {
+		return &experiment.Experiment{ID: id, Status: experiment.Proposed, Seeds: seeds, Params: yaml.MapSlice{{Key: "lr", Value: 0.01}}}
+	}
+	tests := []struct {
+		name    string
+		approve []string
+		e       *experiment.Experiment
+		others  []*experiment.Experiment
+		spend   budget.Spend
+		want    []string
+	}{
+		{"nothing approved, contract only", nil, nil, nil, budget.Spend{},
+			[]string{"contract.task", "contract.metrics", "contract.scope", "contract.budget", "contract.hardware", "contract.baseline", "contract.evaluation"}},
+		{"all approved, contract only", all, nil, nil, budget.Spend{}, nil},
+		{"experiment unapproved", all, exp("a", 0, 1, 2), nil, budget.Spend{}, []string{"experiment"}},
+		{"everything approved", all, approved(exp("a", 0, 1, 2)), nil, budget.Spend{}, nil},
+		{"two sections missing and experiment unapproved", all[:5], exp("a", 0), nil, budget.Spend{},
+			[]string{"contract.baseline", "contract.evaluation", "experiment"}},
+		{"rejected", all, func() *experiment.Experiment { e := exp("a", 0); e.Status = experiment.Rejected; return e }(), nil, budget.Spend{}, []string{"experiment"}},
+		{"stale experiment", all, func() *experiment.Experiment { e := approved(exp("a", 0)); e.Seeds = []int{0, 1}; return e }(), nil, budget.Spend{}, []string{"experiment"}},
+		{"out of scope twice", all, approved(&experiment.Experiment{ID: "a", Seeds: []int{0}, Files: []string{"train.py"},
+			Params: yaml.MapSlice{{Key: "lr", Value: 0.5}}}), nil, budget.Spend{}, []string{"scope", "scope"}},
+		{"too many runs", all, approved(exp("a", 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)), nil, budget.Spend{}, []string{"budget.runs", "budget.gpu_hours"}},
+		{"runs spent elsewhere", all, approved(exp("a", 0, 1, 2)), nil, budget.Spend{Runs: 10, ByExperiment: map[string]int{"x": 10}}, []string{"budget.runs"}},
+		{"own runs already made are not charged twice", all, approved(exp("a", 0, 1, 2)), nil,
+			budget.Spend{Runs: 11, GPUHours: 1.5, ByExperiment: map[string]int{"a": 2, "x": 9}}, nil},
+		{"reserved by other approved experiments", all, approved(exp("a", 0, 1, 2)),
+			[]*experiment.Experiment{approved(exp("b", 0, 1, 2, 3, 4, 5, 6, 7, 8, 9))}, budget.Spend{}, []string{"budget.runs", "budget.gpu_hours"}},
+		{"proposed experiments reserve nothing", all, approved(exp("a", 0, 1, 2)),
+			[]*experiment.Experiment{exp("b", 0, 1, 2, 3, 4, 5, 6, 7, 8, 9)}, budget.Spend{}, nil},
+		{"wall clock over the maximum", all, func() *experiment.Experiment { e := exp("a", 0); e.WallClock = "11m"; return approved(e) }(), nil, budget.Spend{}, []string{"budget.wall_clock"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := Input{Contract: loadContract(t, tt.approve...), Experiment: tt.e, Spend: tt.spend}
+			if tt.e != nil {
+				in.Experiments = &experiment.Set{Experiments: append([]*experiment.Experiment{tt.e}, tt.others...)}
+			}
+			a := Evaluate(in)
+			if diff := cmp.Diff(tt.want, unmet(a)); diff != "" {
+				t.Errorf("unmet conditions mismatch (-want +got):\n%s", diff)
+			}
+			if a.Open != (len(tt.want) == 0) || a.Unmet != len(tt.want) {
+				t.Errorf("open=%v unmet=%d, want open=%v unmet=%d", a.Open, a.Unmet, len(tt.want) == 0, len(tt.want))
+			}
+		})
+	}
+}
+
+func TestBudgetArithmetic(t *testing.T) {
+	e := approved(&experiment.Experiment{ID: "a", Seeds: []int{0, 1, 2}, WallClock: "6m"})
+	other := approved(&experiment.Experiment{ID: "b", Seeds: []int{0, 1}})
+	a := Evaluate(Input{
+		Contract:    loadContract(t, contract.Sections()...),
+		Experiments: &experiment.Set{Experiments: []*experiment.Experiment{e, other}},
+		Experiment:  e,
+		Spend:       budget.Spend{Runs: 3, GPUHours: 0.25, ByExperiment: map[string]int{"b": 1, "z": 2}},
+	})
+	want := &Budget{
+		MaxRuns: 12, RunsSpent: 3, RunsReserved: 1, RunsNeeded: 3,
+		GPUHours: 2, GPUHoursSpent: 0.25, GPUHoursHeld: 10.0 / 60, GPUHoursNeeded: 3 * 6.0 / 60,
+	}
+	approx := cmpopts.EquateApprox(0, 1e-12)
+	if diff := cmp.Diff(want, a.Budget, approx); diff != "" {
+		t.Errorf("budget mismatch (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Walk the rlxp loop on a copy of the example CartPole repository:
+# init → contract draft → validate → human approval → experiments → gate.
+# Steps a person takes are labelled HUMAN; here they run non-interactively.
+set -euo pipefail
+
+rlxp_bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/rlxp-demo.XXXXXX")
+repo=$work/cartpole
+trap 'rm -rf "$work"' EXIT
+
+bold=$'\e[1m' dim=$'\e[2m' off=$'\e[0m'
+if [[ ! -t 1 || -n ${NO_COLOR:-} ]]; then bold='' dim='' off=''; fi
+
+step() { printf '\n%s==> %s%s\n' "$bold" "$*" "$off"; }
+# run CODE CMD...: show the command, run it, and stop the demo if it does
+# not exit with CODE (a demo that hides a wrong answer is no demo).
+run() {
+  local want=$1; shift
+  printf '%s$ %s%s\n' "$dim" "$*" "$off"
+  local got=0
+  (cd "$repo" && "$@") || got=$?
+  if [[ $got != "$want" ]]; then
+    printf 'demo: expected exit %s from: %s (got %s)\n' "$want" "$*" "$got" >&2
+    exit 1
+  fi
+}
+rlxp() { "$rlxp_bin" "$@"; }
+
+step "A copy of the example RL repository (examples/cartpole) in $repo"
+cp -R "$here/examples/cartpole" "$repo"
+rm -rf "$repo/runs"
+run 0 ls
+
+step "Its own runner has a preflight; rlxp delegates to it before any launch"
+run 0 bash scripts/run.sh train configs/baseline.json --seed 0 --out runs/baseline/seed0 --preflight-only
+run 1 bash scripts/run.sh train configs/baseline.json --seed 0 --out runs/x --set lr=0 --preflight-only
+
+step "rlxp init: the .rlxp/ state, from commented templates"
+run 0 rlxp init --project cartpole
+run 0 rlxp init
+
+step "A fresh contract is incomplete, so nothing may launch"
+run 3 rlxp contract status
+
+step "The agent drafts adapter.yaml and contract.yaml from its audit"
+cp "$here/examples/drafts/cartpole/contract.yaml" "$repo/.rlxp/contract.yaml"
+cp "$here/examples/drafts/cartpole/adapter.yaml" "$repo/.rlxp/adapter.yaml"
+run 0 rlxp contract validate
+run 0 rlxp contract show metrics
+run 3 rlxp contract status
+
+step "HUMAN: review and approve each section (a terminal prompt; non-interactive here, and recorded so)"
+run 0 rlxp contract approve --all --yes --by demo-reviewer
+run 0 rlxp contract status
+
+step "Experiments: the baseline and one change, inside the approved scope"
+run 0 rlxp experiment add baseline --hypothesis "reference for every comparison"
+run 0 rlxp experiment add lr-0.05 --param lr=0.05 --category hyperparameter --hypothesis "a larger step size reaches 500 in fewer episodes"
+
+step "Outside the scope is refused, and nothing is written"
+run 1 rlxp experiment add lr-0.5 --param lr=0.5
+run 1 rlxp experiment add reward-hack --param reward_scale=10
+run 1 rlxp experiment add touch-train --file train.py
+run 2 rlxp experiment add ../escape
+run 0 rlxp experiment list
+
+step "The gate: closed until a human approves the experiment"
+run 3 rlxp gate lr-0.05
+
+step "HUMAN: approve the experiment"
+run 0 rlxp experiment approve lr-0.05 --yes --by demo-reviewer
+run 0 rlxp gate lr-0.05
+
+step "Over budget: 30 runs do not fit in the 24 the contract allows"
+run 0 rlxp experiment add sweep --seeds "$(seq -s, 0 29)" --param gamma=0.95
+run 0 rlxp experiment approve sweep --yes --by demo-reviewer
+run 3 rlxp gate sweep
+
+step "Editing an approved section makes its approval stale; the gate says which"
+sed -i.bak 's/^  max_runs: 24$/  max_runs: 40/' "$repo/.rlxp/contract.yaml" && rm "$repo/.rlxp/contract.yaml.bak"
+run 3 rlxp gate lr-0.05
+run 0 rlxp contract approve budget --yes --by demo-reviewer
+run 0 rlxp gate sweep
+
+step "For agents: every report is also one JSON object"
+run 0 rlxp gate lr-0.05 --json
+
+printf '\n%sDemo complete.%s The state lives in .rlxp/ of the target repo: contract.yaml, experiments.yaml, ledger.jsonl.\n' "$bold" "$off"
