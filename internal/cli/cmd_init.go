@@ -64,7 +64,7 @@ type initResult struct {
 	Files   []initFile `json:"files"`
 }
 
-var projectPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var projectPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 func runInit(env *Env, o *initOptions, args []string) error {
 	if len(args) > 0 {
@@ -85,7 +85,7 @@ func runInit(env *Env, o *initOptions, args []string) error {
 	if project == "" {
 		project = sanitizeProject(filepath.Base(r.Root))
 	}
-	if !projectPattern.MatchString(project) {
+	if len(project) > 64 || !projectPattern.MatchString(project) {
 		return usagef("invalid --project %q: use 1-64 letters, digits, '.', '_' or '-'", project)
 	}
 	files, err := initialFiles(project)

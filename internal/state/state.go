@@ -79,12 +79,12 @@ func (r *Repo) Read(name string) ([]byte, error) {
 	return nil, fmt.Errorf("read %s: %w", r.Show(name), err)
 }
 
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // ValidID reports whether id may name an experiment or run. Ids become
 // directory names under .rlxp/runs, so none may reach outside it.
 func ValidID(id string) error {
-	if !idPattern.MatchString(id) || strings.Contains(id, "..") {
+	if len(id) > 64 || !idPattern.MatchString(id) || strings.Contains(id, "..") {
 		return fmt.Errorf("invalid id %q: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit, without '..'", id)
 	}
 	return nil
