@@ -21,21 +21,31 @@ const maxDescription = 1024
 const maxSkillName = 64
 
 // Front-matter keys of the portable Agent Skills subset.
-var portableSkillKeys = keySet("name", "description", "license", "compatibility", "metadata", "allowed-tools")
+func portableSkillKeys(k string) bool {
+	return oneOf(k, "name", "description", "license", "compatibility", "metadata", "allowed-tools")
+}
 
 // Skill front-matter keys that only Claude Code reads.
-var claudeSkillKeys = keySet("when_to_use", "argument-hint", "arguments", "disable-model-invocation",
-	"user-invocable", "disallowed-tools", "model", "effort", "context", "agent", "background", "hooks",
-	"paths", "shell")
+func claudeSkillKeys(k string) bool {
+	return oneOf(k, "when_to_use", "argument-hint", "arguments", "disable-model-invocation",
+		"user-invocable", "disallowed-tools", "model", "effort", "context", "agent", "background", "hooks",
+		"paths", "shell")
+}
 
 // Agent front-matter keys Claude Code reads for plugin agents.
-var agentKeys = keySet("name", "description", "tools", "disallowedTools", "model", "effort", "maxTurns",
-	"skills", "memory", "background", "isolation", "color", "omitClaudeMd")
+func agentKeys(k string) bool {
+	return oneOf(k, "name", "description", "tools", "disallowedTools", "model", "effort", "maxTurns",
+		"skills", "memory", "background", "isolation", "color", "omitClaudeMd")
+}
 
 // Agent front-matter keys Claude Code ignores for plugin agents.
-var agentIgnoredKeys = keySet("permissionMode", "hooks", "mcpServers", "initialPrompt")
+func agentIgnoredKeys(k string) bool {
+	return oneOf(k, "permissionMode", "hooks", "mcpServers", "initialPrompt")
+}
 
-var agentModels = keySet("sonnet", "opus", "haiku", "inherit")
+func agentModels(k string) bool {
+	return oneOf(k, "sonnet", "opus", "haiku", "inherit")
+}
 
 var (
 	marketplaceAddDotRe = regexp.MustCompile("claude plugin marketplace add \\.(?:[\\s`\"')]|$)")
@@ -43,7 +53,9 @@ var (
 )
 
 // Placeholders Claude Code substitutes in skill bodies and Codex does not.
-var claudeOnlyPlaceholders = []string{"${CLAUDE_PLUGIN_ROOT}", "${CLAUDE_SKILL_DIR}", "${CLAUDE_PLUGIN_DATA}", "${CLAUDE_PROJECT_DIR}", "$ARGUMENTS"}
+func claudeOnlyPlaceholders() []string {
+	return []string{"${CLAUDE_PLUGIN_ROOT}", "${CLAUDE_SKILL_DIR}", "${CLAUDE_PLUGIN_DATA}", "${CLAUDE_PROJECT_DIR}", "$ARGUMENTS"}
+}
 
 // validatePlugin checks one plugin directory and records its summary.
 func (v *validator) validatePlugin(dir string, ex pluginExpect) {
@@ -244,11 +256,11 @@ func (v *validator) checkSkillContent(file, dirName string, data []byte) string 
 	v.checkDescription(file, fm, "skill", true)
 	for _, f := range fm.Fields {
 		switch {
-		case portableSkillKeys[f.Key]:
+		case portableSkillKeys(f.Key):
 			if f.Key == "metadata" && f.Kind != "mapping" && f.Kind != "null" {
 				v.warnf(file, f.Line, "\"metadata\" must be a mapping; Codex reads metadata.short-description from it")
 			}
-		case claudeSkillKeys[f.Key]:
+		case claudeSkillKeys(f.Key):
 			v.warnf(file, f.Line, "%q is read by Claude Code only; Codex ignores it, so the skill behaves differently in the two hosts", f.Key)
 		default:
 			v.warnf(file, f.Line, "unknown front-matter key %q: neither host reads it", f.Key)
@@ -314,7 +326,7 @@ func (v *validator) checkSkillBody(file string, fm frontMatter) {
 	reported := map[string]bool{}
 	for i, l := range lines {
 		ln := fm.BodyLine + i
-		for _, ph := range claudeOnlyPlaceholders {
+		for _, ph := range claudeOnlyPlaceholders() {
 			if reported[ph] || !strings.Contains(l, ph) {
 				continue
 			}
@@ -402,7 +414,7 @@ func (v *validator) checkAgentContent(file string, data []byte) string {
 	v.checkDescription(file, fm, "agent", false)
 	for _, f := range fm.Fields {
 		switch {
-		case agentIgnoredKeys[f.Key]:
+		case agentIgnoredKeys(f.Key):
 			v.warnf(file, f.Line, "%q is ignored for plugin agents; Claude Code reads it only for agents in .claude/agents/", f.Key)
 		case f.Key == "tools" || f.Key == "disallowedTools":
 			if !(f.Kind == "string" || (f.Kind == "sequence" && isStringArray(f.Value)) || f.Kind == "null") {
@@ -410,10 +422,10 @@ func (v *validator) checkAgentContent(file string, data []byte) string {
 			}
 		case f.Key == "model":
 			s, _ := f.Value.(string)
-			if !agentModels[s] && !strings.HasPrefix(s, "claude-") {
+			if !agentModels(s) && !strings.HasPrefix(s, "claude-") {
 				v.warnf(file, f.Line, "model %s is not sonnet, opus, haiku, inherit or a full claude-* model id", quoteValue(f.Value))
 			}
-		case agentKeys[f.Key]:
+		case agentKeys(f.Key):
 		default:
 			v.warnf(file, f.Line, "unknown front-matter key %q: Claude Code ignores it", f.Key)
 		}

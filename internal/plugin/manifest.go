@@ -39,13 +39,21 @@ type manifestInfo struct {
 }
 
 // Marketplace-entry keys that Claude Code reports as misplaced in plugin.json.
-var claudeMisplacedEntryKeys = keySet("source", "category", "tags", "strict", "id", "relevance")
+func claudeMisplacedEntryKeys(k string) bool {
+	return oneOf(k, "source", "category", "tags", "strict", "id", "relevance")
+}
 
 // Keys Codex does not support in its manifest; it ignores them silently.
-var codexUnsupportedKeys = map[string]string{
-	"agents":       "Codex does not load Claude subagents",
-	"commands":     "Codex does not load commands; write a skill",
-	"outputStyles": "Codex has no output styles",
+func codexUnsupportedKey(k string) string {
+	switch k {
+	case "agents":
+		return "Codex does not load Claude subagents"
+	case "commands":
+		return "Codex does not load commands; write a skill"
+	case "outputStyles":
+		return "Codex has no output styles"
+	}
+	return ""
 }
 
 // claudeManifest checks <dir>/.claude-plugin/plugin.json.
@@ -119,8 +127,8 @@ func (v *validator) claudeManifestDoc(dir string, doc *jsonDoc, mi manifestInfo)
 	}
 	for _, k := range sortedKeys(top) {
 		switch {
-		case claudeManifestKeys[k]:
-		case claudeMisplacedEntryKeys[k]:
+		case claudeManifestKeys(k):
+		case claudeMisplacedEntryKeys(k):
 			v.warnf(file, doc.line(k), "%q belongs in the marketplace entry, not plugin.json; claude plugin validate warns and --strict fails", k)
 		default:
 			v.unknownClaudeKey(file, doc.line(k), k, "")
@@ -262,7 +270,7 @@ func (v *validator) codexManifestDoc(dir string, doc *jsonDoc, mi manifestInfo) 
 		v.errorf(file, doc.line("keywords"), "\"keywords\" must be an array of strings")
 	}
 	for _, k := range sortedKeys(top) {
-		if why, bad := codexUnsupportedKeys[k]; bad {
+		if why := codexUnsupportedKey(k); why != "" {
 			v.errorf(file, doc.line(k), "%q is not supported in the Codex manifest and is silently ignored (%s); remove it", k, why)
 		}
 	}

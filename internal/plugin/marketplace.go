@@ -6,40 +6,61 @@ import (
 )
 
 // Keys "claude plugin validate" knows at the top of marketplace.json.
-var claudeMarketplaceKeys = keySet("name", "owner", "plugins", "description", "version", "metadata",
-	"$schema", "renames", "forceRemoveDeletedPlugins", "allowCrossMarketplaceDependenciesOn")
-
-// Keys Claude Code reads in plugin.json.
-var claudeManifestKeys = keySet("name", "displayName", "version", "description", "author", "homepage",
-	"repository", "license", "keywords", "$schema", "defaultEnabled", "dependencies", "settings",
-	"userConfig", "channels", "skills", "commands", "agents", "hooks", "mcpServers", "lspServers",
-	"outputStyles", "workflows", "experimental")
-
-// Keys Claude Code reads only in a marketplace entry, on top of the manifest keys.
-var claudeEntryOnlyKeys = keySet("source", "category", "tags", "strict", "relevance")
-
-// Claude's remote plugin source types (not validated offline).
-var claudeRemoteSources = keySet("github", "url", "git-subdir", "npm", "archive", "command")
-
-// Codex's remote plugin source types (not validated offline).
-var codexRemoteSources = keySet("url", "git-subdir")
-
-// Keys that only Codex reads, with where they belong.
-var codexOnlyKeys = map[string]string{
-	"interface": ".codex-plugin/plugin.json or .agents/plugins/marketplace.json",
-	"apps":      ".codex-plugin/plugin.json",
-	"policy":    ".agents/plugins/marketplace.json",
+func claudeMarketplaceKeys(k string) bool {
+	return oneOf(k, "name", "owner", "plugins", "description", "version", "metadata",
+		"$schema", "renames", "forceRemoveDeletedPlugins", "allowCrossMarketplaceDependenciesOn")
 }
 
-var codexInstallPolicies = keySet("NOT_AVAILABLE", "AVAILABLE", "INSTALLED_BY_DEFAULT")
-var codexAuthPolicies = keySet("ON_INSTALL", "ON_USE")
+// Keys Claude Code reads in plugin.json.
+func claudeManifestKeys(k string) bool {
+	return oneOf(k, "name", "displayName", "version", "description", "author", "homepage",
+		"repository", "license", "keywords", "$schema", "defaultEnabled", "dependencies", "settings",
+		"userConfig", "channels", "skills", "commands", "agents", "hooks", "mcpServers", "lspServers",
+		"outputStyles", "workflows", "experimental")
+}
 
-func keySet(keys ...string) map[string]bool {
-	m := make(map[string]bool, len(keys))
-	for _, k := range keys {
-		m[k] = true
+// Keys Claude Code reads only in a marketplace entry, on top of the manifest keys.
+func claudeEntryOnlyKeys(k string) bool {
+	return oneOf(k, "source", "category", "tags", "strict", "relevance")
+}
+
+// Claude's remote plugin source types (not validated offline).
+func claudeRemoteSources(k string) bool {
+	return oneOf(k, "github", "url", "git-subdir", "npm", "archive", "command")
+}
+
+// Codex's remote plugin source types (not validated offline).
+func codexRemoteSources(k string) bool {
+	return oneOf(k, "url", "git-subdir")
+}
+
+// Keys that only Codex reads, with where they belong.
+func codexOnlyKey(k string) string {
+	switch k {
+	case "interface":
+		return ".codex-plugin/plugin.json or .agents/plugins/marketplace.json"
+	case "apps":
+		return ".codex-plugin/plugin.json"
+	case "policy":
+		return ".agents/plugins/marketplace.json"
 	}
-	return m
+	return ""
+}
+
+func codexInstallPolicies(k string) bool {
+	return oneOf(k, "NOT_AVAILABLE", "AVAILABLE", "INSTALLED_BY_DEFAULT")
+}
+func codexAuthPolicies(k string) bool {
+	return oneOf(k, "ON_INSTALL", "ON_USE")
+}
+
+func oneOf(k string, options ...string) bool {
+	for _, o := range options {
+		if k == o {
+			return true
+		}
+	}
+	return false
 }
 
 // marketplace is what one marketplace file lists.
@@ -187,7 +208,7 @@ func (v *validator) claudeMarketplaceDoc(file string, doc *jsonDoc) *marketplace
 		v.warnf(file, 0, "no \"description\": claude plugin validate warns and --strict fails")
 	}
 	for _, k := range sortedKeys(top) {
-		if claudeMarketplaceKeys[k] {
+		if claudeMarketplaceKeys(k) {
 			continue
 		}
 		v.unknownClaudeKey(file, doc.line(k), k, "")
@@ -248,7 +269,7 @@ func (v *validator) claudeMarketplaceDoc(file string, doc *jsonDoc) *marketplace
 			switch {
 			case kind == "local":
 				v.errorf(file, srcLine, "%s.source is Codex's {\"source\":\"local\",...} form; Claude Code has no local object source (Invalid input): use the string \"./path\"", where)
-			case claudeRemoteSources[kind]:
+			case claudeRemoteSources(kind):
 				e.remote = true
 			default:
 				v.errorf(file, srcLine, "%s.source has unknown type %q; Claude Code accepts a \"./path\" string or a github, url, git-subdir, npm, archive or command object", where, kind)
@@ -257,7 +278,7 @@ func (v *validator) claudeMarketplaceDoc(file string, doc *jsonDoc) *marketplace
 			v.errorf(file, srcLine, "%s.source must be a \"./path\" string or a source object, not %s", where, jsonType(src))
 		}
 		for _, k := range sortedKeys(ent) {
-			if claudeManifestKeys[k] || claudeEntryOnlyKeys[k] {
+			if claudeManifestKeys(k) || claudeEntryOnlyKeys(k) {
 				continue
 			}
 			v.unknownClaudeKey(file, doc.line(p+"."+k), k, where)
@@ -360,7 +381,7 @@ func (v *validator) codexMarketplaceDoc(file string, doc *jsonDoc) *marketplace 
 				}
 				e.dir = dir
 				v.checkPluginDir(file, pathLine, where+".source.path", sp, dir)
-			case codexRemoteSources[kind]:
+			case codexRemoteSources(kind):
 				e.remote = true
 			default:
 				v.errorf(file, srcLine, "%s.source has unknown type %q; Codex accepts \"local\", \"url\" or \"git-subdir\" and rejects the whole file otherwise", where, kind)
@@ -375,14 +396,14 @@ func (v *validator) codexMarketplaceDoc(file string, doc *jsonDoc) *marketplace 
 				ln := doc.line(p + ".policy.installation")
 				s, _ := inst.(string)
 				switch {
-				case !codexInstallPolicies[s]:
+				case !codexInstallPolicies(s):
 					v.errorf(file, ln, "%s.policy.installation %s is not NOT_AVAILABLE, AVAILABLE or INSTALLED_BY_DEFAULT; Codex rejects the whole marketplace file", where, quoteValue(inst))
 				case s == "NOT_AVAILABLE":
 					v.warnf(file, ln, "%s.policy.installation is NOT_AVAILABLE: Codex lists the plugin but refuses to install it", where)
 				}
 			}
 			if auth, present := pol["authentication"]; present {
-				if s, _ := auth.(string); !codexAuthPolicies[s] {
+				if s, _ := auth.(string); !codexAuthPolicies(s) {
 					v.errorf(file, doc.line(p+".policy.authentication"), "%s.policy.authentication %s is not ON_INSTALL or ON_USE; Codex rejects the whole marketplace file", where, quoteValue(auth))
 				}
 			}
@@ -444,7 +465,7 @@ func (v *validator) unknownClaudeKey(file string, line int, key, where string) {
 	if where != "" {
 		field = where + "." + key
 	}
-	if dest, ok := codexOnlyKeys[key]; ok {
+	if dest := codexOnlyKey(key); dest != "" {
 		v.warnf(file, line, "%s is read by Codex only (it belongs in %s); claude plugin validate warns \"Unknown field\" and --strict fails", field, dest)
 		return
 	}

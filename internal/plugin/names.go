@@ -20,28 +20,36 @@ var (
 
 // reservedMarketplaceNames are refused by "claude plugin marketplace add" for
 // a local source (official and community marketplace names).
-var reservedMarketplaceNames = map[string]bool{
-	"claude-code-marketplace":       true,
-	"claude-code-plugins":           true,
-	"claude-plugins-official":       true,
-	"anthropic-marketplace":         true,
-	"anthropic-plugins":             true,
-	"agent-skills":                  true,
-	"anthropic-agent-skills":        true,
-	"life-sciences":                 true,
-	"knowledge-work-plugins":        true,
-	"claude-for-legal":              true,
-	"claude-for-financial-services": true,
-	"financial-services-plugins":    true,
-	"claude-community":              true,
-	"claude-plugins-community":      true,
+func reservedMarketplaceNames(k string) bool {
+	return oneOf(k,
+		"claude-code-marketplace",
+		"claude-code-plugins",
+		"claude-plugins-official",
+		"anthropic-marketplace",
+		"anthropic-plugins",
+		"agent-skills",
+		"anthropic-agent-skills",
+		"life-sciences",
+		"knowledge-work-plugins",
+		"claude-for-legal",
+		"claude-for-financial-services",
+		"financial-services-plugins",
+		"claude-community",
+		"claude-plugins-community",
+	)
 }
 
-// internalMarketplaceNames are used by Claude Code itself.
-var internalMarketplaceNames = map[string]string{
-	"inline":     "it is reserved for --plugin-dir session plugins",
-	"builtin":    "it is reserved for built-in plugins",
-	"skills-dir": "it is reserved for plugins auto-loaded from .claude/skills/",
+// internalMarketplaceName explains names used by Claude Code itself.
+func internalMarketplaceName(k string) string {
+	switch k {
+	case "inline":
+		return "it is reserved for --plugin-dir session plugins"
+	case "builtin":
+		return "it is reserved for built-in plugins"
+	case "skills-dir":
+		return "it is reserved for plugins auto-loaded from .claude/skills/"
+	}
+	return ""
 }
 
 // checkMarketplaceName reports problems with a marketplace name.
@@ -54,11 +62,11 @@ func (v *validator) checkMarketplaceName(file string, line int, name string) {
 	case strings.ContainsAny(name, `/\`) || strings.Contains(name, "..") || name == ".":
 		v.errorf(file, line, "marketplace name %q contains a path separator or \"..\"; Claude Code rejects it", name)
 		return
-	case reservedMarketplaceNames[lower]:
+	case reservedMarketplaceNames(lower):
 		v.errorf(file, line, "marketplace name %q is reserved for official marketplaces; \"claude plugin marketplace add\" refuses it", name)
 		return
-	case internalMarketplaceNames[lower] != "":
-		v.errorf(file, line, "marketplace name %q cannot be used: %s", name, internalMarketplaceNames[lower])
+	case internalMarketplaceName(lower) != "":
+		v.errorf(file, line, "marketplace name %q cannot be used: %s", name, internalMarketplaceName(lower))
 		return
 	case impersonationRe.MatchString(name):
 		v.errorf(file, line, "marketplace name %q impersonates an official Anthropic/Claude marketplace; Claude Code rejects it", name)
