@@ -27,6 +27,10 @@ func TestScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		UpdateScripts:       *update,
@@ -36,6 +40,7 @@ func TestScript(t *testing.T) {
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("USER", "tester")
 			env.Setenv("FIXTURES", fixtures)
+			env.Setenv("REPO", repo)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

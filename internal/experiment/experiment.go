@@ -115,8 +115,17 @@ func Parse(path string, data []byte) (*Set, error) {
 		// Typed params (1e-3 as a number) come from the normalised value.
 		if r, ok := raw[i].(map[string]any); ok {
 			if ps, ok := r["params"].(map[string]any); ok {
+				seen := map[string]bool{}
 				for j := range e.Params {
-					e.Params[j].Value = ps[fmt.Sprint(e.Params[j].Key)]
+					// A key written as a number (1: x) is still a name.
+					name := fmt.Sprint(e.Params[j].Key)
+					if seen[name] {
+						l, c := f.Pos([]string{"experiments", fmt.Sprint(i), "params"})
+						return nil, &document.Error{Path: path, Line: l, Col: c, Field: fmt.Sprintf("experiments.%d.params", i), Msg: fmt.Sprintf("parameter %s appears twice", name)}
+					}
+					seen[name] = true
+					e.Params[j].Key = name
+					e.Params[j].Value = ps[name]
 				}
 			}
 		}

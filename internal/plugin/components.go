@@ -13,37 +13,39 @@ import (
 	"unicode/utf8"
 )
 
-// maxDescription is the Agent Skills limit on a skill description, which
-// Codex's loader applies.
+// maxDescription is the Agent Skills specification's limit on a skill
+// description.
 const maxDescription = 1024
 
 // maxSkillName is the Agent Skills limit on a skill name.
 const maxSkillName = 64
 
-// Front-matter keys of the portable Agent Skills subset.
+// portableSkillKeys reports the front-matter keys of the portable Agent Skills subset.
 func portableSkillKeys(k string) bool {
 	return oneOf(k, "name", "description", "license", "compatibility", "metadata", "allowed-tools")
 }
 
-// Skill front-matter keys that only Claude Code reads.
+// claudeSkillKeys reports the skill front-matter keys that only Claude Code reads.
 func claudeSkillKeys(k string) bool {
 	return oneOf(k, "when_to_use", "argument-hint", "arguments", "disable-model-invocation",
 		"user-invocable", "disallowed-tools", "model", "effort", "context", "agent", "background", "hooks",
 		"paths", "shell")
 }
 
-// Agent front-matter keys Claude Code reads for plugin agents.
+// agentKeys reports the agent front-matter keys Claude Code reads for plugin agents.
 func agentKeys(k string) bool {
 	return oneOf(k, "name", "description", "tools", "disallowedTools", "model", "effort", "maxTurns",
 		"skills", "memory", "background", "isolation", "color", "omitClaudeMd")
 }
 
-// Agent front-matter keys Claude Code ignores for plugin agents.
+// agentIgnoredKeys reports the agent front-matter keys Claude Code ignores for
+// plugin agents.
 func agentIgnoredKeys(k string) bool {
 	return oneOf(k, "permissionMode", "hooks", "mcpServers", "initialPrompt")
 }
 
-func agentModels(k string) bool {
+// isAgentModel reports the model aliases an agent may name.
+func isAgentModel(k string) bool {
 	return oneOf(k, "sonnet", "opus", "haiku", "inherit")
 }
 
@@ -52,7 +54,8 @@ var (
 	dynamicContextRe    = regexp.MustCompile("(?:^|\\s)!`")
 )
 
-// Placeholders Claude Code substitutes in skill bodies and Codex does not.
+// claudeOnlyPlaceholders are the placeholders Claude Code substitutes in skill
+// bodies and Codex does not.
 func claudeOnlyPlaceholders() []string {
 	return []string{"${CLAUDE_PLUGIN_ROOT}", "${CLAUDE_SKILL_DIR}", "${CLAUDE_PLUGIN_DATA}", "${CLAUDE_PROJECT_DIR}", "$ARGUMENTS"}
 }
@@ -422,7 +425,7 @@ func (v *validator) checkAgentContent(file string, data []byte) string {
 			}
 		case f.Key == "model":
 			s, _ := f.Value.(string)
-			if !agentModels(s) && !strings.HasPrefix(s, "claude-") {
+			if !isAgentModel(s) && !strings.HasPrefix(s, "claude-") {
 				v.warnf(file, f.Line, "model %s is not sonnet, opus, haiku, inherit or a full claude-* model id", quoteValue(f.Value))
 			}
 		case agentKeys(f.Key):

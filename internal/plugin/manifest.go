@@ -3,6 +3,7 @@ package plugin
 import (
 	"net/url"
 	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -38,12 +39,14 @@ type manifestInfo struct {
 	commands       bool
 }
 
-// Marketplace-entry keys that Claude Code reports as misplaced in plugin.json.
+// claudeMisplacedEntryKeys reports the marketplace-entry keys that Claude Code
+// reports as misplaced in plugin.json.
 func claudeMisplacedEntryKeys(k string) bool {
 	return oneOf(k, "source", "category", "tags", "strict", "id", "relevance")
 }
 
-// Keys Codex does not support in its manifest; it ignores them silently.
+// codexUnsupportedKey explains a key Codex does not support in its manifest
+// (it ignores them silently), or returns "".
 func codexUnsupportedKey(k string) string {
 	switch k {
 	case "agents":
@@ -240,16 +243,14 @@ func (v *validator) codexManifestDoc(dir string, doc *jsonDoc, mi manifestInfo) 
 	}
 	switch n := top["name"].(type) {
 	case nil:
-		base := path.Base(dir)
-		if dir == "." {
-			base = path.Base(v.root)
-		}
+		base := v.dirName(dir)
 		v.warnf(file, 0, "no \"name\": Codex uses the directory name %q", base)
 		mi.name = base
 	case string:
 		if n == "" {
-			v.warnf(file, doc.line("name"), "empty \"name\": Codex uses the directory name %q", path.Base(dir))
-			mi.name = path.Base(dir)
+			base := v.dirName(dir)
+			v.warnf(file, doc.line("name"), "empty \"name\": Codex uses the directory name %q", base)
+			mi.name = base
 		} else {
 			mi.name, mi.nameLn = n, doc.line("name")
 			v.checkPluginName(file, mi.nameLn, n, true)
@@ -520,4 +521,16 @@ func isStringArray(x any) bool {
 		}
 	}
 	return true
+}
+
+// dirName is the base name of a package directory, resolving "." to the
+// validated directory's own name.
+func (v *validator) dirName(dir string) string {
+	if dir != "." {
+		return path.Base(dir)
+	}
+	if abs, err := filepath.Abs(v.root); err == nil {
+		return filepath.Base(abs)
+	}
+	return filepath.Base(v.root)
 }

@@ -5,13 +5,14 @@ import (
 	"strconv"
 )
 
-// Keys "claude plugin validate" knows at the top of marketplace.json.
+// claudeMarketplaceKeys reports the keys "claude plugin validate" knows at the
+// top of marketplace.json.
 func claudeMarketplaceKeys(k string) bool {
 	return oneOf(k, "name", "owner", "plugins", "description", "version", "metadata",
 		"$schema", "renames", "forceRemoveDeletedPlugins", "allowCrossMarketplaceDependenciesOn")
 }
 
-// Keys Claude Code reads in plugin.json.
+// claudeManifestKeys reports the keys Claude Code reads in plugin.json.
 func claudeManifestKeys(k string) bool {
 	return oneOf(k, "name", "displayName", "version", "description", "author", "homepage",
 		"repository", "license", "keywords", "$schema", "defaultEnabled", "dependencies", "settings",
@@ -19,22 +20,25 @@ func claudeManifestKeys(k string) bool {
 		"outputStyles", "workflows", "experimental")
 }
 
-// Keys Claude Code reads only in a marketplace entry, on top of the manifest keys.
+// claudeEntryOnlyKeys reports the keys Claude Code reads only in a marketplace
+// entry, on top of the manifest keys.
 func claudeEntryOnlyKeys(k string) bool {
 	return oneOf(k, "source", "category", "tags", "strict", "relevance")
 }
 
-// Claude's remote plugin source types (not validated offline).
+// claudeRemoteSources reports Claude's remote plugin source types, which are
+// not validated offline.
 func claudeRemoteSources(k string) bool {
 	return oneOf(k, "github", "url", "git-subdir", "npm", "archive", "command")
 }
 
-// Codex's remote plugin source types (not validated offline).
+// codexRemoteSources reports Codex's remote plugin source types, which are not
+// validated offline.
 func codexRemoteSources(k string) bool {
 	return oneOf(k, "url", "git-subdir")
 }
 
-// Keys that only Codex reads, with where they belong.
+// codexOnlyKey says where a key that only Codex reads belongs, or "".
 func codexOnlyKey(k string) string {
 	switch k {
 	case "interface":
@@ -47,13 +51,17 @@ func codexOnlyKey(k string) string {
 	return ""
 }
 
+// codexInstallPolicies reports the values of policy.installation Codex accepts.
 func codexInstallPolicies(k string) bool {
 	return oneOf(k, "NOT_AVAILABLE", "AVAILABLE", "INSTALLED_BY_DEFAULT")
 }
+
+// codexAuthPolicies reports the values of policy.authentication Codex accepts.
 func codexAuthPolicies(k string) bool {
 	return oneOf(k, "ON_INSTALL", "ON_USE")
 }
 
+// oneOf reports whether k is one of options.
 func oneOf(k string, options ...string) bool {
 	for _, o := range options {
 		if k == o {

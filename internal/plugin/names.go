@@ -18,9 +18,9 @@ var (
 	brandColorRe = regexp.MustCompile(`^#[0-9A-Fa-f]{6}$`)
 )
 
-// reservedMarketplaceNames are refused by "claude plugin marketplace add" for
-// a local source (official and community marketplace names).
-func reservedMarketplaceNames(k string) bool {
+// isReservedMarketplaceName reports the official and community marketplace
+// names that "claude plugin marketplace add" refuses for a local source.
+func isReservedMarketplaceName(k string) bool {
 	return oneOf(k,
 		"claude-code-marketplace",
 		"claude-code-plugins",
@@ -62,7 +62,7 @@ func (v *validator) checkMarketplaceName(file string, line int, name string) {
 	case strings.ContainsAny(name, `/\`) || strings.Contains(name, "..") || name == ".":
 		v.errorf(file, line, "marketplace name %q contains a path separator or \"..\"; Claude Code rejects it", name)
 		return
-	case reservedMarketplaceNames(lower):
+	case isReservedMarketplaceName(lower):
 		v.errorf(file, line, "marketplace name %q is reserved for official marketplaces; \"claude plugin marketplace add\" refuses it", name)
 		return
 	case internalMarketplaceName(lower) != "":
