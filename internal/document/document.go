@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -109,10 +108,17 @@ func (f *File) Decode(v any) error {
 	return nil
 }
 
-// plainFloat is a YAML 1.2 float written without a dot, such as 1e-3 or
-// 3E5. go-yaml follows YAML 1.1 and reads those as strings; RL configs
-// write learning rates that way all the time.
-var plainFloat = regexp.MustCompile(`^[-+]?[0-9]+[eE][-+]?[0-9]+$`)
+// plainFloat reports a YAML 1.2 float written without a dot, such as 1e-3
+// or 3E5. go-yaml follows YAML 1.1 and reads those as strings; RL configs
+// write learning rates that way all the time. (Forms with a dot already
+// decode as numbers.)
+func plainFloat(s string) (float64, bool) {
+	if !strings.ContainsAny(s, "eE") || strings.Trim(s, "0123456789+-eE") != "" {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return f, err == nil
+}
 
 // normalize walks the syntax tree beside the decoded value: it turns plain
 // (unquoted) YAML 1.2 floats into numbers and rejects NaN and infinities,
@@ -150,8 +156,8 @@ func (f *File) normalize(n ast.Node, v any) (any, error) {
 			s[i] = nv
 		}
 	case *ast.StringNode:
-		if s, ok := v.(string); ok && n.Token.Type == token.StringType && plainFloat.MatchString(s) {
-			if x, err := strconv.ParseFloat(s, 64); err == nil {
+		if s, ok := v.(string); ok && n.Token.Type == token.StringType {
+			if x, ok := plainFloat(s); ok {
 				return x, nil
 			}
 		}

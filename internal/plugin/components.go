@@ -6,7 +6,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,8 +49,8 @@ func isAgentModel(k string) bool {
 }
 
 var (
-	marketplaceAddDotRe = regexp.MustCompile("claude plugin marketplace add \\.(?:[\\s`\"')]|$)")
-	dynamicContextRe    = regexp.MustCompile("(?:^|\\s)!`")
+	marketplaceAddDotRe = lazyRegexp("claude plugin marketplace add \\.(?:[\\s`\"')]|$)")
+	dynamicContextRe    = lazyRegexp("(?:^|\\s)!`")
 )
 
 // claudeOnlyPlaceholders are the placeholders Claude Code substitutes in skill
@@ -241,7 +240,7 @@ func (v *validator) checkSkillContent(file, dirName string, data []byte) string 
 	if !v.frontMatterOK(file, fm, "skill", "Codex drops the skill (\"missing YAML frontmatter delimited by ---\") and Claude Code loads it without a description") {
 		return dirName
 	}
-	if !kebabRe.MatchString(dirName) {
+	if !kebabRe().MatchString(dirName) {
 		v.errorf(file, 0, "skill directory %q is not kebab-case (lowercase letters, digits, hyphens), which skill names must be", dirName)
 	}
 	if f, has := fm.field("name"); !has || f.Value == nil {
@@ -336,7 +335,7 @@ func (v *validator) checkSkillBody(file string, fm frontMatter) {
 			reported[ph] = true
 			v.warnf(file, ln, "%s is substituted by Claude Code only; Codex shows it literally. Refer to files relative to the plugin root instead (e.g. \"scripts/x in the plugin root, two levels above this SKILL.md\")", ph)
 		}
-		if !reported["!`"] && dynamicContextRe.MatchString(l) {
+		if !reported["!`"] && dynamicContextRe().MatchString(l) {
 			reported["!`"] = true
 			v.warnf(file, ln, "!`command` context injection runs in Claude Code only; Codex shows it literally")
 		}
@@ -410,7 +409,7 @@ func (v *validator) checkAgentContent(file string, data []byte) string {
 		switch {
 		case strings.Contains(s, ":"):
 			v.errorf(file, f.Line, "agent name %q must not contain ':'; Claude Code adds the plugin namespace itself (plugin:agent)", s)
-		case !kebabRe.MatchString(s):
+		case !kebabRe().MatchString(s):
 			v.warnf(file, f.Line, "agent name %q is not kebab-case", s)
 		}
 	}
@@ -606,7 +605,7 @@ func (v *validator) checkDocs(dir string) {
 			return nil
 		}
 		for i, l := range strings.Split(string(data), "\n") {
-			if marketplaceAddDotRe.MatchString(l) {
+			if marketplaceAddDotRe().MatchString(l) {
 				v.warnf(filepath.ToSlash(rel), i+1, "\"claude plugin marketplace add .\" fails (\"Invalid marketplace source format\"); write \"claude plugin marketplace add ./\"")
 			}
 		}

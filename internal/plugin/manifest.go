@@ -357,7 +357,7 @@ func (v *validator) codexInterface(file string, doc *jsonDoc, raw any, dir strin
 		}
 	}
 	if bc, present := iface["brandColor"]; present {
-		if s, _ := bc.(string); !brandColorRe.MatchString(s) {
+		if s, _ := bc.(string); !brandColorRe().MatchString(s) {
 			v.warnf(file, doc.line("interface.brandColor"), "interface.brandColor must be #RRGGBB, got %s", quoteValue(bc))
 		}
 	}

@@ -3,19 +3,26 @@ package plugin
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
+// lazyRegexp compiles on first use: rlxp starts on every agent call, and
+// most calls never validate a plugin.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
 var (
-	kebabRe = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	kebabRe = lazyRegexp(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 	// Characters Codex allows in a plugin id segment.
-	codexIDRe = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+	codexIDRe = lazyRegexp(`^[A-Za-z0-9_-]+$`)
 	// Characters both hosts allow in a version (Codex uses it as a directory name).
-	versionRe = regexp.MustCompile(`^[A-Za-z0-9._+-]+$`)
+	versionRe = lazyRegexp(`^[A-Za-z0-9._+-]+$`)
 	// Claude Code treats marketplace names matching this as impersonating an
 	// official marketplace.
-	impersonationRe = regexp.MustCompile(`(?i)(?:official[^a-z0-9]*(anthropic|claude)|(?:anthropic|claude)[^a-z0-9]*official|^(?:anthropic|claude)[^a-z0-9]*(marketplace|plugins|official))`)
+	impersonationRe = lazyRegexp(`(?i)(?:official[^a-z0-9]*(anthropic|claude)|(?:anthropic|claude)[^a-z0-9]*official|^(?:anthropic|claude)[^a-z0-9]*(marketplace|plugins|official))`)
 	// Hex colour for Codex interface.brandColor.
-	brandColorRe = regexp.MustCompile(`^#[0-9A-Fa-f]{6}$`)
+	brandColorRe = lazyRegexp(`^#[0-9A-Fa-f]{6}$`)
 )
 
 // isReservedMarketplaceName reports the official and community marketplace
@@ -68,7 +75,7 @@ func (v *validator) checkMarketplaceName(file string, line int, name string) {
 	case internalMarketplaceName(lower) != "":
 		v.errorf(file, line, "marketplace name %q cannot be used: %s", name, internalMarketplaceName(lower))
 		return
-	case impersonationRe.MatchString(name):
+	case impersonationRe().MatchString(name):
 		v.errorf(file, line, "marketplace name %q impersonates an official Anthropic/Claude marketplace; Claude Code rejects it", name)
 		return
 	case strings.HasPrefix(lower, "anthropic") || strings.HasPrefix(lower, "claude") || lower == "npm" || lower == "github":
@@ -80,7 +87,7 @@ func (v *validator) checkMarketplaceName(file string, line int, name string) {
 			return
 		}
 	}
-	if !kebabRe.MatchString(name) {
+	if !kebabRe().MatchString(name) {
 		v.warnf(file, line, "marketplace name %q is not kebab-case (lowercase letters, digits, hyphens); only those are safe in both hosts and in \"plugin@marketplace\" ids", name)
 	}
 }
@@ -96,18 +103,18 @@ func (v *validator) checkPluginName(file string, line int, name string, codex bo
 		v.errorf(file, line, "plugin name %q contains '@', ':' or a path separator; it cannot form a \"plugin@marketplace\" id or a \"plugin:skill\" namespace", name)
 		return
 	}
-	if codex && !codexIDRe.MatchString(name) {
+	if codex && !codexIDRe().MatchString(name) {
 		v.errorf(file, line, "plugin name %q is not a valid Codex plugin id (ASCII letters, digits, '_' and '-')", name)
 		return
 	}
-	if !kebabRe.MatchString(name) {
+	if !kebabRe().MatchString(name) {
 		v.warnf(file, line, "plugin name %q is not kebab-case; \"claude plugin validate\" warns and --strict fails", name)
 	}
 }
 
 // checkVersion reports a version with characters Codex refuses.
 func (v *validator) checkVersion(file string, line int, version string) {
-	if !versionRe.MatchString(version) {
+	if !versionRe().MatchString(version) {
 		v.errorf(file, line, "version %q may only contain ASCII letters, digits, '.', '+', '_' and '-'; Codex refuses to install it and both hosts use it as a cache directory name", version)
 	}
 }
