@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -64,8 +63,6 @@ type initResult struct {
 	Files   []initFile `json:"files"`
 }
 
-var projectPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-
 func runInit(env *Env, o *initOptions, args []string) error {
 	if len(args) > 0 {
 		return usagef("init takes no arguments (use --root DIR)")
@@ -85,7 +82,7 @@ func runInit(env *Env, o *initOptions, args []string) error {
 	if project == "" {
 		project = sanitizeProject(filepath.Base(r.Root))
 	}
-	if len(project) > 64 || !projectPattern.MatchString(project) {
+	if !state.ValidName(project) {
 		return usagef("invalid --project %q: use 1-64 letters, digits, '.', '_' or '-'", project)
 	}
 	files, err := initialFiles(project)

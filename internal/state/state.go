@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -79,12 +78,25 @@ func (r *Repo) Read(name string) ([]byte, error) {
 	return nil, fmt.Errorf("read %s: %w", r.Show(name), err)
 }
 
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+// ValidName reports whether s is 1-64 letters, digits, '.', '_' or '-',
+// starting with a letter or digit: safe as a file name and in YAML.
+func ValidName(s string) bool {
+	if len(s) == 0 || len(s) > 64 || !alnum(s[0]) {
+		return false
+	}
+	return strings.IndexFunc(s, func(r rune) bool {
+		return r > 127 || !alnum(byte(r)) && r != '.' && r != '_' && r != '-'
+	}) < 0
+}
+
+func alnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
 
 // ValidID reports whether id may name an experiment or run. Ids become
 // directory names under .rlxp/runs, so none may reach outside it.
 func ValidID(id string) error {
-	if len(id) > 64 || !idPattern.MatchString(id) || strings.Contains(id, "..") {
+	if !ValidName(id) || strings.Contains(id, "..") {
 		return fmt.Errorf("invalid id %q: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit, without '..'", id)
 	}
 	return nil
