@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -45,6 +48,7 @@ func TestScript(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"readonly": readonly,
+			"code":     exitCode,
 			"holdlock": holdlock,
 		},
 	})
@@ -83,4 +87,28 @@ func holdlock(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB))
 	fmt.Fprintf(f, "pid %d: holdlock\n", os.Getpid())
 	ts.Defer(func() { f.Close() })
+}
+
+// exitCode runs a command and checks its exit status, since the status
+// codes are part of the interface: code 3 rlxp gate exp. Its output is kept
+// for the stdout and stderr commands that follow.
+func exitCode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: code N command [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("code: %v", err)
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("code: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", strings.Join(args[1:], " "), got, want)
+	}
 }

@@ -77,9 +77,9 @@ func runExperimentAdd(env *Env, o *experimentAddOptions, args []string) error {
 	if len(args) != 1 {
 		return usagef("add takes one experiment ID")
 	}
-	id := args[0]
-	if err := state.ValidID(id); err != nil {
-		return &UsageError{Err: err}
+	id, err := argID(args[0])
+	if err != nil {
+		return err
 	}
 	var seeds []int
 	if o.seeds != "" {
@@ -114,10 +114,10 @@ func runExperimentAdd(env *Env, o *experimentAddOptions, args []string) error {
 		return err
 	}
 	if seeds == nil {
-		seeds = l.Contract.Baseline.Seeds
-		if len(seeds) == 0 {
-			return usagef("no --seeds given and the contract's baseline has none")
+		if err := requireSections(l, "baseline"); err != nil {
+			return fmt.Errorf("no --seeds given, and the baseline seeds cannot be used: %w", err)
 		}
+		seeds = l.Contract.Baseline.Seeds
 	}
 	e := &experiment.Experiment{
 		ID: id, Status: experiment.Proposed, Category: o.category, Hypothesis: o.hypothesis,
@@ -158,7 +158,7 @@ func runExperimentAdd(env *Env, o *experimentAddOptions, args []string) error {
 // requireSections fails when a section the command relies on is incomplete.
 func requireSections(l *contract.Loaded, sections ...string) error {
 	for _, s := range l.Status().Sections {
-		if s.State == contract.Incomplete && slices.Contains(sections, s.Section) {
+		if !l.Complete(s.Section) && slices.Contains(sections, s.Section) {
 			if len(s.Findings) > 0 {
 				return fmt.Errorf("contract section %s is incomplete: %s", s.Section, s.Findings[0].Error.Error())
 			}
@@ -166,6 +166,14 @@ func requireSections(l *contract.Loaded, sections ...string) error {
 		}
 	}
 	return nil
+}
+
+// argID checks an id given on the command line: a bad one is a usage error.
+func argID(id string) (string, error) {
+	if err := state.ValidID(id); err != nil {
+		return "", &UsageError{Err: err}
+	}
+	return id, nil
 }
 
 func parseSeeds(s string) ([]int, error) {

@@ -144,6 +144,9 @@ EXIT STATUS
 // editExperiment applies change to one experiment under the lock and saves
 // the set when change reports a modification, then calls show.
 func editExperiment(env *Env, root, id string, change func(*contract.Loaded, *experiment.Experiment) (bool, error), show func(*experiment.Experiment) error) error {
+	if _, err := argID(id); err != nil {
+		return err
+	}
 	r, err := openRepo(env, root)
 	if err != nil {
 		return err

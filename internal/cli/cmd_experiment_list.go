@@ -82,6 +82,10 @@ EXIT STATUS
 			if len(args) != 1 {
 				return usagef("show takes one experiment ID")
 			}
+			id, err := argID(args[0])
+			if err != nil {
+				return err
+			}
 			r, err := openRepo(env, o.root)
 			if err != nil {
 				return err
@@ -90,7 +94,7 @@ EXIT STATUS
 			if err != nil {
 				return err
 			}
-			e, err := set.Get(args[0])
+			e, err := set.Get(id)
 			if err != nil {
 				return err
 			}

@@ -49,6 +49,11 @@ func runGate(env *Env, o *gateOptions, args []string) error {
 	if len(args) > 1 {
 		return usagef("gate takes at most one experiment ID")
 	}
+	if len(args) == 1 {
+		if _, err := argID(args[0]); err != nil {
+			return err
+		}
+	}
 	r, err := openRepo(env, o.root)
 	if err != nil {
 		return err

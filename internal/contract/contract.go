@@ -160,10 +160,13 @@ type Finding struct {
 // Loaded is contract.yaml as read from disk: its document, its typed form,
 // and every finding from the schema and the consistency checks.
 type Loaded struct {
-	File     *document.File
-	Contract Contract // decoded only when the file passes the schema
-	Decoded  bool
+	File *document.File
+	// Contract holds every section that passes the schema; a section with
+	// errors stays zero, and Complete says which are usable.
+	Contract Contract
+	Decoded  bool // the whole file passes the schema
 	Findings []Finding
+	complete map[string]bool
 }
 
 // Parse reads contract.yaml. A syntax error is returned as an error;
@@ -181,8 +184,22 @@ func Parse(path string, data []byte) (*Loaded, error) {
 	for _, e := range errs {
 		l.Findings = append(l.Findings, Finding{"error", e})
 	}
-	// Decoding cannot fail on a schema-valid document; on an invalid one the
-	// findings already say why, and the typed form stays partly empty.
+	bad := map[string]bool{}
+	for _, f := range l.Findings {
+		bad[sectionOf(f)] = true
+	}
+	l.complete = map[string]bool{}
+	fields := map[string]any{"task": &l.Contract.Task, "metrics": &l.Contract.Metrics, "scope": &l.Contract.Scope,
+		"budget": &l.Contract.Budget, "hardware": &l.Contract.Hardware, "baseline": &l.Contract.Baseline, "evaluation": &l.Contract.Evaluation}
+	for _, name := range sectionNames {
+		if bad[name] || l.Section(name) == nil {
+			continue
+		}
+		if err := decodeValue(l.Section(name), fields[name]); err != nil {
+			return nil, &document.Error{Path: path, Field: name, Msg: err.Error()}
+		}
+		l.complete[name] = true
+	}
 	if len(errs) == 0 {
 		if err := f.Decode(&l.Contract); err != nil {
 			return nil, err
@@ -191,6 +208,20 @@ func Parse(path string, data []byte) (*Loaded, error) {
 		l.Findings = append(l.Findings, l.consistency()...)
 	}
 	return l, nil
+}
+
+// Complete reports whether a section passed the schema, so that its typed
+// form in Contract can be used.
+func (l *Loaded) Complete(section string) bool { return l.complete[section] }
+
+// decodeValue converts a generic decoded value to a typed one. The schema
+// has already checked the shape, so this only moves data.
+func decodeValue(v, into any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, into)
 }
 
 // Section returns the decoded content of a section, or nil if absent.

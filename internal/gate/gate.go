@@ -106,7 +106,7 @@ func Evaluate(in Input) Answer {
 	}
 
 	c := in.Contract.Contract
-	if states["scope"] == contract.Incomplete {
+	if !in.Contract.Complete("scope") {
 		add("scope", false, "cannot check: the scope section is incomplete")
 	} else {
 		errs := e.ScopeErrors(c.Scope)
@@ -118,7 +118,7 @@ func Evaluate(in Input) Answer {
 		}
 	}
 
-	if states["budget"] == contract.Incomplete || states["hardware"] == contract.Incomplete {
+	if !in.Contract.Complete("budget") || !in.Contract.Complete("hardware") {
 		add("budget", false, "cannot check: the budget or hardware section is incomplete")
 	} else {
 		a.Budget = checkBudget(in, c, add)
