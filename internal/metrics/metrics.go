@@ -1,0 +1,137 @@
+// Package metrics reads metric files into series of (tag, step, wall time,
+// value). Readers stream: memory does not grow with file size.
+package metrics
+
+import (
+	"fmt"
+	"strings"
+)
+
+// A Format names a metric file format.
+type Format string
+
+// Formats rlxp reads.
+const (
+	JSON         Format = "json"          // one object, an array of row objects, or {"step":…, "data":{…}} rows
+	JSONL        Format = "jsonl"         // one row object per line (incl. verl's file logger)
+	CSV          Format = "csv"           // header + rows: SB3/rllab progress.csv, baselines
+	WandbCSV     Format = "wandb-csv"     // W&B UI "export panel data" CSV
+	WandbSummary Format = "wandb-summary" // wandb-summary.json
+	Wandb        Format = "wandb"         // run-<id>.wandb transaction log
+	TBCSV        Format = "tb-csv"        // TensorBoard UI CSV export: Wall time,Step,Value
+	TBJSON       Format = "tb-json"       // TensorBoard UI JSON export: [[wall, step, value], …]
+	TFEvents     Format = "tfevents"      // native TensorBoard event file
+	MLflow       Format = "mlflow"        // MLflow file store: a run dir, its metrics/ dir, or one metric file
+	VerlLog      Format = "verl-log"      // verl console lines: step:N - key:value - …
+)
+
+// Formats lists every format, in the order help shows them.
+func Formats() []Format {
+	return []Format{JSON, JSONL, CSV, WandbCSV, WandbSummary, Wandb, TBCSV, TBJSON, TFEvents, MLflow, VerlLog}
+}
+
+// ParseFormat checks a --format value.
+func ParseFormat(s string) (Format, error) {
+	for _, f := range Formats() {
+		if string(f) == s {
+			return f, nil
+		}
+	}
+	names := make([]string, 0, len(Formats()))
+	for _, f := range Formats() {
+		names = append(names, string(f))
+	}
+	return "", fmt.Errorf("unknown format %q (formats: %s)", s, strings.Join(names, ", "))
+}
+
+// A Point is one value of a series.
+type Point struct {
+	Step     int64
+	WallTime float64 // seconds since the Unix epoch; 0 when the format has none
+	Value    float64 // NaN and ±Inf are passed through: scoring decides
+}
+
+// A Sink receives the points of a file in file order.
+type Sink interface {
+	// Want reports whether a tag's points are needed. Readers call it once
+	// per tag and may skip decoding values of unwanted tags.
+	Want(tag string) bool
+	// Point receives one point; an error stops the read and is returned.
+	Point(tag string, p Point) error
+}
+
+// Info is what a read found besides the points.
+type Info struct {
+	Format Format
+	Points int64    // points delivered to the sink
+	Notes  []string // what the reader skipped or assumed, one sentence each
+}
+
+// An Error locates a problem in a metric file: a line (and column) in a
+// text format, a byte offset in a binary one. It prints on one line.
+type Error struct {
+	Path   string
+	Line   int
+	Col    int
+	Offset int64 // -1 when not a binary position
+	Msg    string
+}
+
+func (e *Error) Error() string {
+	switch {
+	case e.Line > 0 && e.Col > 0:
+		return fmt.Sprintf("%s:%d:%d: %s", e.Path, e.Line, e.Col, e.Msg)
+	case e.Line > 0:
+		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
+	case e.Offset >= 0:
+		return fmt.Sprintf("%s: byte %d: %s", e.Path, e.Offset, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
+}
+
+// Read streams the points of the file (or MLflow directory) at path into
+// sink. An empty format is detected.
+func Read(path string, format Format, sink Sink) (Info, error) {
+	if format == "" {
+		var err error
+		if format, err = Detect(path); err != nil {
+			return Info{}, err
+		}
+	}
+	read := readerFor(format)
+	if read == nil {
+		return Info{}, &Error{Path: path, Offset: -1, Msg: fmt.Sprintf("no reader for format %q", format)}
+	}
+	info, err := read(path, sink)
+	info.Format = format
+	return info, err
+}
+
+// readerFor maps a format to its reader.
+func readerFor(f Format) func(path string, sink Sink) (Info, error) {
+	switch f {
+	case JSON:
+		return readJSON
+	case JSONL:
+		return readJSONL
+	case CSV:
+		return readCSV
+	case WandbCSV:
+		return readWandbCSV
+	case WandbSummary:
+		return readWandbSummary
+	case Wandb:
+		return readWandb
+	case TBCSV:
+		return readTBCSV
+	case TBJSON:
+		return readTBJSON
+	case TFEvents:
+		return readTFEvents
+	case MLflow:
+		return readMLflow
+	case VerlLog:
+		return readVerlLog
+	}
+	return nil
+}
