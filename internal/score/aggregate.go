@@ -1,0 +1,187 @@
+// Package score turns metric series into the numbers a contract's
+// evaluation protocol asks for: one aggregate per seed, a summary across
+// seeds, a comparison with the baseline, guardrails, and a verdict.
+package score
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/rlxp/rlxp/internal/metrics"
+)
+
+// Aggregates a metric may use, as the contract names them.
+const (
+	Last      = "last"
+	Max       = "max"
+	Min       = "min"
+	MeanLastN = "mean_last_n"
+	AtStep    = "at_step"
+)
+
+// An Agg reduces one series to one number in constant memory.
+type Agg struct {
+	Kind string
+	N    int   // for mean_last_n
+	Step int64 // for at_step
+
+	count      int64
+	last       float64
+	lastStep   int64
+	max, min   float64
+	ring       []float64
+	atStep     float64
+	haveAtStep bool
+}
+
+// NewAgg returns an aggregator for kind (one of the constants above).
+func NewAgg(kind string, n int, step int64) *Agg {
+	a := &Agg{Kind: kind, N: n, Step: step, max: math.Inf(-1), min: math.Inf(1)}
+	if kind == MeanLastN {
+		a.ring = make([]float64, 0, n)
+	}
+	return a
+}
+
+// Add takes the next point of the series, in file order.
+func (a *Agg) Add(p metrics.Point) {
+	v := p.Value
+	a.count++
+	a.last, a.lastStep = v, p.Step
+	// NaN poisons max and min: a series that diverged has no honest extreme.
+	if math.IsNaN(v) || v > a.max {
+		a.max = v
+	}
+	if math.IsNaN(v) || v < a.min {
+		a.min = v
+	}
+	if a.Kind == MeanLastN {
+		if len(a.ring) < a.N {
+			a.ring = append(a.ring, v)
+		} else {
+			a.ring[(a.count-1)%int64(a.N)] = v // overwrite the oldest
+		}
+	}
+	if a.Kind == AtStep && p.Step == a.Step {
+		// A later point at the same step (a restart) replaces the earlier one.
+		a.atStep, a.haveAtStep = v, true
+	}
+}
+
+// Points is how many points were added.
+func (a *Agg) Points() int64 { return a.count }
+
+// Value is the aggregate. It fails when the series cannot give one: no
+// points, no point at the requested step, fewer than n points, or a
+// non-finite result.
+func (a *Agg) Value() (float64, error) {
+	if a.count == 0 {
+		return 0, fmt.Errorf("no points")
+	}
+	var v float64
+	switch a.Kind {
+	case Last:
+		v = a.last
+	case Max:
+		v = a.max
+	case Min:
+		v = a.min
+	case MeanLastN:
+		if len(a.ring) < a.N {
+			return 0, fmt.Errorf("only %d points, mean of the last %d needs %d", a.count, a.N, a.N)
+		}
+		var s float64
+		for _, x := range a.ring {
+			s += x
+		}
+		v = s / float64(a.N)
+	case AtStep:
+		if !a.haveAtStep {
+			return 0, fmt.Errorf("no point at step %d (last step %d)", a.Step, a.lastStep)
+		}
+		v = a.atStep
+	default:
+		return 0, fmt.Errorf("unknown aggregate %q", a.Kind)
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return v, fmt.Errorf("value is %v", v)
+	}
+	return v, nil
+}
+
+// A Collector is a metrics.Sink that feeds the aggregators of the tags it
+// wants and remembers every tag it saw, for suggestions.
+type Collector struct {
+	aggs map[string][]*Agg
+	seen map[string]bool
+}
+
+// NewCollector returns an empty collector.
+func NewCollector() *Collector {
+	return &Collector{aggs: map[string][]*Agg{}, seen: map[string]bool{}}
+}
+
+// Track adds an aggregator for tag.
+func (c *Collector) Track(tag string, a *Agg) { c.aggs[tag] = append(c.aggs[tag], a) }
+
+// Want implements metrics.Sink.
+func (c *Collector) Want(tag string) bool {
+	c.seen[tag] = true
+	return c.aggs[tag] != nil
+}
+
+// Point implements metrics.Sink.
+func (c *Collector) Point(tag string, p metrics.Point) error {
+	for _, a := range c.aggs[tag] {
+		a.Add(p)
+	}
+	return nil
+}
+
+// Seen reports whether the file had the tag at all.
+func (c *Collector) Seen(tag string) bool { return c.seen[tag] }
+
+// Closest returns up to three tags of the file most like tag.
+func (c *Collector) Closest(tag string) []string {
+	type cand struct {
+		tag  string
+		dist int
+	}
+	var cs []cand
+	for t := range c.seen {
+		cs = append(cs, cand{t, editDistance(tag, t)})
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].dist != cs[j].dist {
+			return cs[i].dist < cs[j].dist
+		}
+		return cs[i].tag < cs[j].tag
+	})
+	var out []string
+	for i := 0; i < len(cs) && i < 3; i++ {
+		out = append(out, cs[i].tag)
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance, for "did you mean" hints.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
