@@ -16,6 +16,8 @@ import (
 type Run struct {
 	ID         string `json:"id"`
 	Experiment string `json:"experiment"`
+	Seed       *int   `json:"seed,omitempty"`
+	RunDir     string `json:"run_dir,omitempty"` // where the run writes, relative to the repository
 	GPUs       int    `json:"gpus"`
 	StartedAt  string `json:"started_at"`
 	EndedAt    string `json:"ended_at,omitempty"`
@@ -28,18 +30,17 @@ type Spend struct {
 	ByExperiment map[string]int `json:"by_experiment,omitempty"`
 }
 
-// Read sums run.json files under runsDir. A run still in flight is charged
-// its full wall-clock allowance, the most it can use.
-func Read(runsDir string, maxWallClock time.Duration) (Spend, error) {
-	s := Spend{ByExperiment: map[string]int{}}
+// Runs returns every run record under runsDir, ordered by directory name.
+func Runs(runsDir string) ([]Run, error) {
 	ents, err := os.ReadDir(runsDir)
 	if errors.Is(err, os.ErrNotExist) {
-		return s, nil
+		return nil, nil
 	}
 	if err != nil {
-		return s, fmt.Errorf("read %s: %w", runsDir, err)
+		return nil, fmt.Errorf("read %s: %w", runsDir, err)
 	}
 	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+	var runs []Run
 	for _, ent := range ents {
 		if !ent.IsDir() {
 			continue
@@ -50,15 +51,29 @@ func Read(runsDir string, maxWallClock time.Duration) (Spend, error) {
 			continue
 		}
 		if err != nil {
-			return s, fmt.Errorf("read %s: %w", path, err)
+			return nil, fmt.Errorf("read %s: %w", path, err)
 		}
 		var r Run
 		if err := json.Unmarshal(data, &r); err != nil {
-			return s, fmt.Errorf("%s: %w", path, err)
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
+		runs = append(runs, r)
+	}
+	return runs, nil
+}
+
+// Read sums run.json files under runsDir. A run still in flight is charged
+// its full wall-clock allowance, the most it can use.
+func Read(runsDir string, maxWallClock time.Duration) (Spend, error) {
+	s := Spend{ByExperiment: map[string]int{}}
+	runs, err := Runs(runsDir)
+	if err != nil {
+		return s, err
+	}
+	for _, r := range runs {
 		hours, err := r.hours(maxWallClock)
 		if err != nil {
-			return s, fmt.Errorf("%s: %w", path, err)
+			return s, fmt.Errorf("%s: %w", filepath.Join(runsDir, r.ID, "run.json"), err)
 		}
 		s.Runs++
 		s.GPUHours += float64(r.GPUs) * hours

@@ -83,6 +83,9 @@ func commands() []*Command {
 		newContractCmd(),
 		newExperimentCmd(),
 		newGateCmd(),
+		newLedgerCmd(),
+		newMetricsCmd(),
+		newScoreCmd(),
 		newPluginCmd(),
 	}
 }

@@ -59,6 +59,9 @@ func (r *Repo) Show(name string) string {
 	return filepath.Join(r.display, DirName, name)
 }
 
+// Display is how a path relative to the repository root is shown.
+func (r *Repo) Display(rel string) string { return filepath.Join(r.display, rel) }
+
 // ErrNotInitialized means the repository has no .rlxp directory.
 var ErrNotInitialized = errors.New("not initialised")
 

@@ -1,0 +1,34 @@
+package adapter
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestExpand(t *testing.T) {
+	vars := map[string]string{"run_dir": "runs/a/seed1", "seed": "1", "experiment": "a"}
+	got, err := Expand("{run_dir}/eval.jsonl", vars)
+	if err != nil || got != "runs/a/seed1/eval.jsonl" {
+		t.Errorf("Expand = %q, %v", got, err)
+	}
+	got, err = Expand("out/{experiment}-{seed}.csv", vars)
+	if err != nil || got != "out/a-1.csv" {
+		t.Errorf("Expand = %q, %v", got, err)
+	}
+	if _, err := Expand("{rundir}/x", vars); err == nil || !strings.Contains(err.Error(), "unknown placeholder") {
+		t.Errorf("unknown placeholder accepted: %v", err)
+	}
+}
+
+func TestParse(t *testing.T) {
+	a, err := Parse("a.yaml", []byte("schema: rlxp.adapter/v1\nmetrics:\n  sources:\n    eval: {path: \"{run_dir}/eval.jsonl\", format: jsonl}\n    train: {path: p.csv}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(a.SourceNames(), ","); got != "eval,train" || a.Metrics.Sources["eval"].Format != "jsonl" {
+		t.Errorf("sources = %v", a.Metrics.Sources)
+	}
+	if _, err := Parse("a.yaml", []byte("schema: rlxp.adapter/v1\nmetrics:\n  sources:\n    eval: {format: jsonl}\n")); err == nil || !strings.Contains(err.Error(), "a.yaml:4:") {
+		t.Errorf("missing path: %v", err)
+	}
+}

@@ -1,0 +1,525 @@
+package metrics
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// CSV: progress.csv of Stable-Baselines3, OpenAI baselines and rllab, and
+// other header-plus-rows tables.
+//
+// Conventions:
+//   - The first line that is neither blank nor a "#" comment is the
+//     header; each column is a tag named by its header cell. Columns with
+//     an empty name (an unnamed index) are skipped.
+//   - The step column is the first of stepKeys present whose cell in the
+//     first data row is an integer; it is not a tag. Without one, the step
+//     is the row number from 0. A row with an empty step cell takes the
+//     previous row's step. A wall-time column (wallKeys) is used likewise.
+//   - An empty cell is no point at that step. A row shorter than the
+//     header (SB3 appends columns when new keys appear) has no points in
+//     the missing columns. Cells that are not numbers are skipped with a
+//     note.
+//   - Rejected, with the line: a second header mid-file (a row whose cells
+//     are all names), a list cell such as numpy's "[1. 2.]", a row longer
+//     than the header, and a quoted cell that does not close on its line
+//     (rlxp reads one record per line).
+//   - Cells of columns the sink does not want are not parsed.
+//
+// Lines without quotes are split on commas directly; a line with a quote
+// goes to encoding/csv.
+
+// Column roles.
+const (
+	colSkip = iota
+	colMetric
+	colStep
+	colWall
+)
+
+type csvConfig struct {
+	header  []string
+	role    []uint8
+	ids     []int32
+	stepCol int // -1 when rows are numbered
+	wallCol int
+	last    int // the last column in use, -1 for none
+}
+
+// A csvParser parses rows for one goroutine.
+type csvParser struct {
+	cfg     *csvConfig
+	path    string
+	cells   [][]byte
+	cols    []int // 1-based byte column of each cell
+	scratch []byte
+
+	// the row being parsed
+	start    int // its first value in the batch
+	step     int64
+	hasStep  bool
+	wall     float64
+	header   bool // every cell so far reads as a name
+	nonEmpty int
+	badStep  *Error
+	notes    noteCounts
+}
+
+func readCSV(path string, sink Sink) (Info, error) {
+	f, bom, err := openText(path, CSV)
+	if err != nil {
+		return Info{}, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return Info{}, err
+	}
+	tt := newTagTable(sink)
+	cfg, start, line, notes, err := csvHeader(path, f, bom, tt)
+	if err != nil {
+		return Info{}, err
+	}
+	d := &delivery{tt: tt, line: line}
+	err = runBlocks(f, start, st.Size(), func() blockParser { return &csvParser{cfg: cfg, path: path} }, d)
+	info := Info{Points: d.points}
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			e.Path = path
+		}
+		return info, err
+	}
+	stepName := ""
+	if cfg.stepCol >= 0 {
+		stepName = cfg.header[cfg.stepCol]
+	}
+	info.Notes = append(notes, d.notes.notes(stepName)...)
+	return info, nil
+}
+
+// csvHeader reads the header and the first data row. It returns the
+// offset where rows start and the number of lines before them.
+func csvHeader(path string, f *os.File, bom int64, tt *tagTable) (*csvConfig, int64, int, []string, error) {
+	lr := newLineReader(io.NewSectionReader(f, bom, 1<<62), bom)
+	var notes []string
+	comments := 0
+	var header []string
+	var headerLine int
+	var start int64
+	for header == nil {
+		l, err := lr.Next()
+		if err == io.EOF {
+			return nil, 0, 0, nil, &Error{Path: path, Offset: -1, Msg: "no header: the file holds only blank or comment lines"}
+		}
+		if err != nil {
+			return nil, 0, 0, nil, err
+		}
+		if isBlank(l) {
+			continue
+		}
+		if l[0] == '#' {
+			comments++
+			continue
+		}
+		if i := binaryAt(l, false); i >= 0 {
+			return nil, 0, 0, nil, binaryError(path, CSV, lr.line, lr.off+int64(i))
+		}
+		cells, _, e := splitCSVLine(l, nil, nil, nil)
+		if e != nil {
+			e.Path, e.Line = path, lr.line
+			return nil, 0, 0, nil, e
+		}
+		header = make([]string, len(cells))
+		for i, c := range cells {
+			header[i] = string(bytes.TrimSpace(c))
+		}
+		headerLine, start = lr.line, lr.next
+	}
+	if comments > 0 {
+		notes = append(notes, fmt.Sprintf("Skipped %s before the header.", plural(int64(comments), "comment line", "comment lines")))
+	}
+	numeric, unnamed := 0, 0
+	seen := make(map[string]int, len(header))
+	for i, h := range header {
+		if h == "" {
+			unnamed++
+			continue
+		}
+		if _, ok := parseCell([]byte(h)); ok {
+			numeric++
+		}
+		if j, dup := seen[h]; dup {
+			return nil, 0, 0, nil, &Error{Path: path, Line: headerLine, Offset: -1,
+				Msg: fmt.Sprintf("column name %q appears twice (columns %d and %d)", h, j+1, i+1)}
+		}
+		seen[h] = i
+	}
+	if numeric > 0 && numeric == len(header)-unnamed {
+		return nil, 0, 0, nil, &Error{Path: path, Line: headerLine, Offset: -1,
+			Msg: "the first line holds numbers, not column names; rlxp needs a header"}
+	}
+	if unnamed > 0 {
+		notes = append(notes, fmt.Sprintf("Skipped %s with no name in the header.", plural(int64(unnamed), "column", "columns")))
+	}
+
+	// The first data row decides the step column.
+	var first [][]byte
+	for {
+		l, err := lr.Next()
+		if err != nil {
+			break
+		}
+		if isBlank(l) {
+			continue
+		}
+		cells, _, e := splitCSVLine(l, nil, nil, nil)
+		if e == nil {
+			first = cells
+		}
+		break
+	}
+	cell := func(name string) ([]byte, bool) {
+		i, ok := seen[name]
+		if !ok {
+			return nil, false
+		}
+		if first == nil {
+			return nil, true
+		}
+		if i >= len(first) {
+			return nil, false
+		}
+		return bytes.TrimSpace(first[i]), true
+	}
+	cfg := &csvConfig{header: header, stepCol: -1, wallCol: -1}
+	if k := chooseKey(stepKeys(), func(k string) bool {
+		c, ok := cell(k)
+		if ok && first != nil {
+			_, ok = parseStep(string(c))
+		}
+		return ok
+	}); k != "" {
+		cfg.stepCol = seen[k]
+		notes = append(notes, fmt.Sprintf("Steps come from column %q.", k))
+	} else {
+		notes = append(notes, fmt.Sprintf("No step column (%s); the step is the row number, from 0.", keyList(stepKeys())))
+	}
+	if k := chooseKey(wallKeys(), func(k string) bool {
+		c, ok := cell(k)
+		if !ok || first == nil {
+			return false
+		}
+		v, ok := parseCell(c)
+		return ok && plausibleWall(v)
+	}); k != "" {
+		cfg.wallCol = seen[k]
+		notes = append(notes, fmt.Sprintf("Wall times come from column %q.", k))
+	}
+	cfg.role = make([]uint8, len(header))
+	cfg.ids = make([]int32, len(header))
+	cfg.last = -1
+	for i, h := range header {
+		cfg.ids[i] = -1
+		switch {
+		case i == cfg.stepCol:
+			cfg.role[i] = colStep
+		case i == cfg.wallCol:
+			cfg.role[i] = colWall
+		case h == "":
+			cfg.role[i] = colSkip
+		default:
+			if id, want := tt.intern(h); want {
+				cfg.role[i], cfg.ids[i] = colMetric, id
+			}
+		}
+		if cfg.role[i] != colSkip {
+			cfg.last = i
+		}
+	}
+	return cfg, start, headerLine, notes, nil
+}
+
+// splitCSVLine splits one line into cells: on commas, or with
+// encoding/csv when the line has a quote. cols gets each cell's 1-based
+// byte column. The error has its column set, not its line.
+func splitCSVLine(l []byte, cells [][]byte, cols []int, scratch *[]byte) ([][]byte, []int, *Error) {
+	cells, cols = cells[:0], cols[:0]
+	if bytes.IndexByte(l, '"') < 0 {
+		s := 0
+		for {
+			j := bytes.IndexByte(l[s:], ',')
+			if j < 0 {
+				return append(cells, l[s:]), append(cols, s+1), nil
+			}
+			cells = append(cells, l[s:s+j])
+			cols = append(cols, s+1)
+			s += j + 1
+		}
+	}
+	r := csv.NewReader(bytes.NewReader(l))
+	r.FieldsPerRecord = -1
+	rec, err := r.Read()
+	if err != nil {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			msg := pe.Err.Error()
+			if errors.Is(pe.Err, csv.ErrQuote) {
+				msg = `a quoted cell does not close on its line ("` + pe.Err.Error() + `"); rlxp reads one record per line`
+			}
+			return cells, cols, &Error{Col: pe.Column, Offset: -1, Msg: msg}
+		}
+		return cells, cols, &Error{Offset: -1, Msg: err.Error()}
+	}
+	if _, err := r.Read(); err != io.EOF {
+		return cells, cols, &Error{Offset: -1, Msg: "the line holds more than one record"}
+	}
+	var buf []byte
+	if scratch != nil {
+		buf = (*scratch)[:0]
+	}
+	ends := make([]int, len(rec))
+	for i, c := range rec {
+		buf = append(buf, c...)
+		ends[i] = len(buf)
+	}
+	if scratch != nil {
+		*scratch = buf
+	}
+	s := 0
+	for i := range rec {
+		cells = append(cells, buf[s:ends[i]:ends[i]])
+		_, col := r.FieldPos(i)
+		cols = append(cols, col)
+		s = ends[i]
+	}
+	return cells, cols, nil
+}
+
+// parseCell reads a number the way strconv.ParseFloat does (so "nan",
+// "inf" and "1e-05" are numbers); out-of-range values round to ±Inf or 0.
+func parseCell(c []byte) (float64, bool) {
+	if len(c) == 0 {
+		return 0, false
+	}
+	if c[0] == '-' || c[0]-'0' < 10 {
+		if e, v := scanJSONNumber(c, 0, true); e == len(c) {
+			return v, true
+		}
+	}
+	v, err := parseFloat(c)
+	return v, err == nil
+}
+
+// wordy reports whether a cell reads as a name rather than a value: it
+// starts with a letter or '_' and is not a spelling of NaN or infinity.
+func wordy(c []byte) bool {
+	ch := c[0]
+	if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch == '_' || ch >= 0x80) {
+		return false
+	}
+	switch strings.ToLower(string(c)) {
+	case "nan", "inf", "infinity":
+		return false
+	}
+	return true
+}
+
+func (p *csvParser) parseBlock(data []byte, off int64, b *batch) {
+	line := 0
+	for len(data) > 0 {
+		line++
+		var l []byte
+		n := bytes.IndexByte(data, '\n')
+		if n < 0 {
+			l, data = data, nil
+		} else {
+			l, data = data[:n], data[n+1:]
+		}
+		l = trimCR(l)
+		if len(l) > 0 && !isBlank(l) {
+			var e *Error
+			if !p.quickRow(l, b, line, off) {
+				p.cells, p.cols, e = splitCSVLine(l, p.cells, p.cols, &p.scratch)
+				if e == nil {
+					e = p.row(b, line, off)
+				}
+			}
+			if e != nil {
+				e.Line = line
+				b.err, b.lines = e, line
+				return
+			}
+		}
+		off += int64(n + 1)
+	}
+	b.lines = line
+}
+
+// quickRow handles a plain row that cannot be rejected: no quotes, no
+// list cells, no more cells than the header, and a first cell that is a
+// value, so the row cannot be a second header. Only the cells up to the
+// last column in use are looked at. It reports false, having queued
+// nothing, for any other row.
+func (p *csvParser) quickRow(l []byte, b *batch, line int, off int64) bool {
+	cfg := p.cfg
+	if bytes.IndexByte(l, '"') >= 0 || bytes.IndexByte(l, '[') >= 0 ||
+		bytes.Count(l, []byte{','}) >= len(cfg.header) {
+		return false
+	}
+	end := bytes.IndexByte(l, ',')
+	if end < 0 {
+		end = len(l)
+	}
+	if first := trimSpace(l[:end]); len(first) == 0 || wordy(first) {
+		return false
+	}
+	p.begin(b)
+	s := 0
+	for c := 0; c <= cfg.last; c++ {
+		j := bytes.IndexByte(l[s:], ',')
+		cell := l[s:]
+		if j >= 0 {
+			cell = l[s : s+j]
+		}
+		if e := p.cell(b, c, cell, s+1, off); e != nil {
+			b.vals = b.vals[:p.start]
+			return false
+		}
+		if j < 0 {
+			break
+		}
+		s += j + 1
+	}
+	p.finish(b, line)
+	return true
+}
+
+// row queues one row's values. It returns an error, having queued
+// nothing, for a row the reader rejects.
+func (p *csvParser) row(b *batch, line int, off int64) *Error {
+	cfg := p.cfg
+	ncols := len(cfg.header)
+	if len(p.cells) > ncols {
+		for i := ncols; i < len(p.cells); i++ {
+			if !isBlank(p.cells[i]) {
+				return &Error{Col: p.cols[i], Offset: -1,
+					Msg: fmt.Sprintf("%d cells, but the header has %d columns", len(p.cells), ncols)}
+			}
+		}
+	}
+	p.begin(b)
+	for c, cell := range p.cells[:min(len(p.cells), ncols)] {
+		if e := p.cell(b, c, cell, p.cols[c], off); e != nil {
+			b.vals = b.vals[:p.start]
+			return e
+		}
+	}
+	if p.header && p.nonEmpty > 0 {
+		b.vals = b.vals[:p.start]
+		names := make([]string, 0, 4)
+		for _, c := range p.cells {
+			if len(names) == 3 {
+				names = append(names, "…")
+				break
+			}
+			names = append(names, string(trimSpace(c)))
+		}
+		return &Error{Offset: -1, Msg: fmt.Sprintf("a second header (%s) appears mid-file; rlxp rejects the file rather than guess which rows belong to which header",
+			strings.Join(names, ","))}
+	}
+	if p.badStep != nil {
+		b.vals = b.vals[:p.start]
+		return p.badStep
+	}
+	p.finish(b, line)
+	return nil
+}
+
+func (p *csvParser) begin(b *batch) {
+	p.start = len(b.vals)
+	p.step, p.hasStep, p.wall = 0, false, 0
+	p.header, p.nonEmpty, p.badStep = true, 0, nil
+	p.notes = noteCounts{}
+}
+
+// cell applies the cell of column c, which starts at byte column col of a
+// line at file offset off. Errors that end the read come back at once; a
+// bad step is kept until the row is known not to be a second header.
+func (p *csvParser) cell(b *batch, c int, cell []byte, col int, off int64) *Error {
+	cfg := p.cfg
+	cell = trimSpace(cell)
+	if len(cell) == 0 {
+		return nil
+	}
+	p.nonEmpty++
+	if cell[0] == '[' {
+		return &Error{Col: col, Offset: -1,
+			Msg: fmt.Sprintf("the cell %s in column %q is a list (a numpy array?), not a number; rlxp rejects the file rather than skip such rows", quoteCell(cell), cfg.header[c])}
+	}
+	if p.header && !wordy(cell) {
+		p.header = false
+	}
+	switch cfg.role[c] {
+	case colMetric:
+		if v, ok := parseCell(cell); ok {
+			b.vals = append(b.vals, rowVal{cfg.ids[c], v})
+		} else if i := binaryAt(cell, false); i >= 0 {
+			at := off + int64(col-1+i)
+			return &Error{Offset: at, Msg: fmt.Sprintf("binary data at byte %d; not a csv file", at)}
+		} else {
+			p.notes[noteString].add(cfg.header[c], 0)
+		}
+	case colStep:
+		s, ok := parseStep(string(cell))
+		if !ok && p.badStep == nil {
+			p.badStep = &Error{Col: col, Offset: -1,
+				Msg: fmt.Sprintf("the step %s in column %q is not an integer", quoteCell(cell), cfg.header[c])}
+		}
+		p.step, p.hasStep = s, true
+	case colWall:
+		if v, ok := parseCell(cell); ok {
+			p.wall = v
+		}
+	}
+	return nil
+}
+
+func (p *csvParser) finish(b *batch, line int) {
+	if !p.hasStep && p.cfg.stepCol >= 0 {
+		p.notes[noteMissingStep].add("", 0)
+	}
+	b.endRow(p.start, p.step, p.hasStep, p.cfg.stepCol < 0, p.wall)
+	for k := range p.notes {
+		if p.notes[k].n > 0 {
+			if b.notes[k].n == 0 {
+				b.notes[k].tag, b.notes[k].line = p.notes[k].tag, line
+			}
+			b.notes[k].n += p.notes[k].n
+		}
+	}
+}
+
+func trimSpace(c []byte) []byte {
+	for len(c) > 0 && (c[0] == ' ' || c[0] == '\t') {
+		c = c[1:]
+	}
+	for len(c) > 0 && (c[len(c)-1] == ' ' || c[len(c)-1] == '\t') {
+		c = c[:len(c)-1]
+	}
+	return c
+}
+
+func quoteCell(c []byte) string {
+	s := string(c)
+	if len(s) > 40 {
+		s = s[:40] + "…"
+	}
+	return strconv.Quote(s)
+}

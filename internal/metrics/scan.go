@@ -1,0 +1,956 @@
+package metrics
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"math/bits"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// Shared pieces of the text readers: opening and sniffing a file, the tag
+// table, step and value parsing, notes, and the block pipeline that lets the
+// line formats (JSONL, CSV) parse on several cores while delivering points
+// in file order.
+
+// headSize is how much of a file detection and the binary check look at.
+const headSize = 4096
+
+// stepKeys are the keys or columns that may hold the step, most preferred
+// first. A file's step key is the first of these present in its first row
+// with an integer value.
+func stepKeys() []string {
+	return []string{
+		"step", "_step", "global_step", "total_timesteps", "time/total_timesteps",
+		"timesteps", "TimestepsSoFar", "Timesteps", "TotalEnvSteps",
+		"iteration", "Iteration", "epoch", "Epoch",
+	}
+}
+
+// wallKeys may hold the wall time in seconds since the Unix epoch; the first
+// present in the first row with a plausible value is used.
+func wallKeys() []string { return []string{"_timestamp", "wall_time", "time", "timestamp"} }
+
+// plausibleWall reports whether v reads as seconds since the Unix epoch
+// (1973 to 5138): smaller values are durations, larger ones milliseconds.
+func plausibleWall(v float64) bool { return v >= 1e8 && v < 1e11 }
+
+// utf8BOM starts files written by Excel and some Windows tools.
+const utf8BOM = "\xEF\xBB\xBF"
+
+// openText opens a text-format file, refusing an empty file and one whose
+// first bytes are not text. It returns the file positioned at 0 and the
+// length of a leading UTF-8 byte-order mark, which readers skip.
+func openText(path string, f Format) (*os.File, int64, error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	head := make([]byte, headSize)
+	n, err := io.ReadFull(file, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		file.Close()
+		return nil, 0, err
+	}
+	head = head[:n]
+	if n == 0 {
+		file.Close()
+		return nil, 0, &Error{Path: path, Offset: -1, Msg: "empty file"}
+	}
+	var bom int64
+	if bytes.HasPrefix(head, []byte(utf8BOM)) {
+		bom = int64(len(utf8BOM))
+	}
+	if i := binaryAt(head, n == headSize); i >= 0 {
+		file.Close()
+		return nil, 0, binaryError(path, f, lineAt(head, i), int64(i))
+	}
+	if _, err := file.Seek(0, io.SeekStart); err != nil {
+		file.Close()
+		return nil, 0, err
+	}
+	return file, bom, nil
+}
+
+// binaryAt returns the index of the first byte in b that a text file cannot
+// hold (NUL, or invalid UTF-8), or -1. With partial set, a multi-byte
+// character cut off by the end of b is not counted against it.
+func binaryAt(b []byte, partial bool) int {
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			if c == 0 {
+				return i
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			if partial && !utf8.FullRune(b[i:]) {
+				return -1
+			}
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+// lineAt returns the 1-based line of byte i of b.
+func lineAt(b []byte, i int) int { return bytes.Count(b[:i], []byte{'\n'}) + 1 }
+
+func binaryError(path string, f Format, line int, off int64) *Error {
+	return &Error{Path: path, Line: line, Offset: off,
+		Msg: fmt.Sprintf("binary data at byte %d; not a %s file", off, f)}
+}
+
+// trimCR drops the carriage return of a CRLF line ending.
+func trimCR(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		return b[:n-1]
+	}
+	return b
+}
+
+// isBlank reports whether a line holds only spaces and tabs.
+func isBlank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// parseStep reads a step: an integer, or a float with an integer value.
+func parseStep(s string) (int64, bool) {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n, true
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v != math.Trunc(v) || v < -(1<<63) || v >= 1<<63 {
+		return 0, false
+	}
+	return int64(v), true
+}
+
+// stepText is how a step error quotes the offending value.
+func stepText(s string) string {
+	if len(s) > 40 {
+		s = s[:40] + "…"
+	}
+	return strconv.Quote(s)
+}
+
+// A tagTable names tags by small integers and asks the sink once per tag
+// whether it is wanted. Parsers on several goroutines share one; the mutex
+// also orders Want calls with the Point calls of the delivering goroutine.
+type tagTable struct {
+	mu    sync.Mutex
+	sink  Sink
+	ids   map[string]int32
+	names []string
+	want  []bool
+}
+
+func newTagTable(sink Sink) *tagTable {
+	return &tagTable{sink: sink, ids: make(map[string]int32)}
+}
+
+// intern returns the tag's id and whether the sink wants it.
+func (t *tagTable) intern(name string) (int32, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.internLocked(name)
+}
+
+func (t *tagTable) internLocked(name string) (int32, bool) {
+	if id, ok := t.ids[name]; ok {
+		return id, t.want[id]
+	}
+	id := int32(len(t.names))
+	w := t.sink.Want(name)
+	t.ids[name] = id
+	t.names = append(t.names, name)
+	t.want = append(t.want, w)
+	return id, w
+}
+
+// Kinds of things a reader skips or assumes, each reported in one note.
+const (
+	noteString      = iota // string values (JSON) or non-numeric cells (CSV)
+	noteBool               // true/false
+	noteNull               // null
+	noteList               // lists
+	noteMedia              // W&B media/table objects ({"_type": …})
+	noteMissingStep        // rows without the step key
+	noteEmptyX             // W&B CSV rows with no x value
+	noteBadPair            // verl pairs that are not key:number
+	nNotes
+)
+
+// A noteCount counts one kind of skip and remembers where it first happened.
+type noteCount struct {
+	n    int64
+	tag  string
+	line int
+}
+
+func (c *noteCount) add(tag string, line int) {
+	if c.n == 0 {
+		c.tag, c.line = tag, line
+	}
+	c.n++
+}
+
+type noteCounts [nNotes]noteCount
+
+// merge adds o, whose lines are relative to base, to c.
+func (c *noteCounts) merge(o *noteCounts, base int) {
+	for k := range o {
+		if o[k].n == 0 {
+			continue
+		}
+		if c[k].n == 0 {
+			c[k].tag, c[k].line = o[k].tag, o[k].line+base
+		}
+		c[k].n += o[k].n
+	}
+}
+
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// notes renders the counts as sentences; stepKey names the step key for
+// rows that lacked it.
+func (c *noteCounts) notes(stepKey string) []string {
+	var out []string
+	where := func(k int) string {
+		s := ""
+		if c[k].tag != "" {
+			s = fmt.Sprintf(" (first %q", c[k].tag)
+			if c[k].line > 0 {
+				s += fmt.Sprintf(" on line %d", c[k].line)
+			}
+			s += ")"
+		} else if c[k].line > 0 {
+			s = fmt.Sprintf(" (first on line %d)", c[k].line)
+		}
+		return s
+	}
+	if n := c[noteString].n; n > 0 {
+		out = append(out, "Skipped "+plural(n, "non-numeric value", "non-numeric values")+where(noteString)+".")
+	}
+	if n := c[noteBool].n; n > 0 {
+		out = append(out, "Skipped "+plural(n, "boolean value", "boolean values")+where(noteBool)+".")
+	}
+	if n := c[noteNull].n; n > 0 {
+		out = append(out, "Skipped "+plural(n, "null value", "null values")+where(noteNull)+".")
+	}
+	if n := c[noteList].n; n > 0 {
+		out = append(out, "Skipped "+plural(n, "list value", "list values")+where(noteList)+"; rlxp reads one number per tag and row.")
+	}
+	if n := c[noteMedia].n; n > 0 {
+		out = append(out, "Skipped "+plural(n, "W&B media or table object", "W&B media or table objects")+where(noteMedia)+".")
+	}
+	if n := c[noteMissingStep].n; n > 0 {
+		out = append(out, plural(n, "row has", "rows have")+fmt.Sprintf(" no %q", stepKey)+where(noteMissingStep)+"; each took the step of the row before it.")
+	}
+	if n := c[noteEmptyX].n; n > 0 {
+		out = append(out, "Skipped "+plural(n, "row", "rows")+" with an empty x-axis cell"+where(noteEmptyX)+".")
+	}
+	if n := c[noteBadPair].n; n > 0 {
+		out = append(out, "Skipped "+plural(n, "pair", "pairs")+" that are not key:number"+where(noteBadPair)+".")
+	}
+	return out
+}
+
+// chooseKey picks the first of keys that has reports true for.
+func chooseKey(keys []string, has func(string) bool) string {
+	for _, k := range keys {
+		if has(k) {
+			return k
+		}
+	}
+	return ""
+}
+
+func keyList(keys []string) string {
+	q := make([]string, len(keys))
+	for i, k := range keys {
+		q[i] = strconv.Quote(k)
+	}
+	return strings.Join(q, ", ")
+}
+
+// How a row's points get their step at delivery.
+const (
+	ptStep  uint8 = iota // the row's own step
+	ptCarry              // the row had no step: use the last step delivered
+	ptRow                // step is a row number within the block
+)
+
+// A rowVal is one parsed value of a row.
+type rowVal struct {
+	id int32
+	v  float64
+}
+
+// A rowMeta ends a row's values in a batch.
+type rowMeta struct {
+	end  int32 // index in batch.vals after the row's last value
+	kind uint8
+	step int64
+	wall float64
+}
+
+// A batch is what parsing one block of lines produced.
+type batch struct {
+	vals     []rowVal
+	rowm     []rowMeta
+	lines    int   // lines in the block
+	rows     int64 // data rows in the block
+	hasStep  bool  // a row in the block had a step; lastStep is the last
+	lastStep int64
+	notes    noteCounts
+	err      *Error // Line counts from the block's first line
+}
+
+func (b *batch) reset() {
+	b.vals, b.rowm = b.vals[:0], b.rowm[:0]
+	b.lines, b.rows, b.hasStep, b.lastStep = 0, 0, false, 0
+	b.notes = noteCounts{}
+	b.err = nil
+}
+
+// endRow closes a row whose values start at vals[start]. A row without
+// a step of its own takes the last one, or is numbered when the file has
+// no step key.
+func (b *batch) endRow(start int, step int64, hasStep, numbered bool, wall float64) {
+	kind := ptStep
+	switch {
+	case hasStep:
+		b.hasStep, b.lastStep = true, step
+	case numbered:
+		kind, step = ptRow, b.rows
+	case b.hasStep:
+		step = b.lastStep
+	default:
+		kind = ptCarry
+	}
+	if len(b.vals) > start {
+		b.rowm = append(b.rowm, rowMeta{end: int32(len(b.vals)), kind: kind, step: step, wall: wall})
+	}
+	b.rows++
+}
+
+// A blockParser turns whole lines into a batch. data starts at file offset
+// off; the parser counts lines and rows and stops at its first error.
+type blockParser interface {
+	parseBlock(data []byte, off int64, b *batch)
+}
+
+// A delivery hands batches to the sink in file order.
+type delivery struct {
+	tt       *tagTable
+	line     int   // lines before the next batch
+	rows     int64 // rows before the next batch
+	lastStep int64
+	points   int64
+	notes    noteCounts
+}
+
+func (d *delivery) deliver(b *batch) error {
+	d.tt.mu.Lock()
+	defer d.tt.mu.Unlock()
+	names, sink := d.tt.names, d.tt.sink
+	start := int32(0)
+	for _, r := range b.rowm {
+		p := Point{Step: r.step, WallTime: r.wall}
+		switch r.kind {
+		case ptCarry:
+			p.Step = d.lastStep
+		case ptRow:
+			p.Step += d.rows
+		}
+		for _, v := range b.vals[start:r.end] {
+			p.Value = v.v
+			if err := sink.Point(names[v.id], p); err != nil {
+				return err
+			}
+		}
+		d.points += int64(r.end - start)
+		start = r.end
+	}
+	if b.hasStep {
+		d.lastStep = b.lastStep
+	}
+	d.notes.merge(&b.notes, d.line)
+	if b.err != nil {
+		e := *b.err
+		e.Line += d.line
+		return &e
+	}
+	d.line += b.lines
+	d.rows += b.rows
+	return nil
+}
+
+// Block sizes for the line pipeline: blocks are cut at line ends, so a
+// block grows past blockSize only to hold one longer line.
+const (
+	blockSize     = 1 << 20
+	parallelBytes = 8 << 20 // smaller files are parsed on the calling goroutine
+	maxWorkers    = 4
+)
+
+// A blockReader cuts a file into blocks of whole lines.
+type blockReader struct {
+	r     io.ReaderAt
+	off   int64 // next byte to read
+	carry []byte
+	eof   bool
+}
+
+// next fills buf with the next block and returns its lines, the file
+// offset of their first byte, and the (possibly grown) buffer. It returns
+// no data at the end of the file.
+func (br *blockReader) next(buf []byte) (data []byte, off int64, out []byte, err error) {
+	off = br.off - int64(len(br.carry))
+	buf = append(buf[:0], br.carry...)
+	br.carry = br.carry[:0]
+	scanned := 0
+	for !br.eof {
+		if cap(buf)-len(buf) < blockSize/2 {
+			nb := make([]byte, len(buf), 2*cap(buf)+blockSize)
+			copy(nb, buf)
+			buf = nb
+		}
+		n, rerr := br.r.ReadAt(buf[len(buf):cap(buf)], br.off)
+		br.off += int64(n)
+		buf = buf[:len(buf)+n]
+		if rerr == io.EOF {
+			br.eof = true
+		} else if rerr != nil {
+			return nil, off, buf, rerr
+		}
+		if i := bytes.LastIndexByte(buf[scanned:], '\n'); i >= 0 {
+			end := scanned + i + 1
+			br.carry = append(br.carry, buf[end:]...)
+			return buf[:end], off, buf, nil
+		}
+		scanned = len(buf)
+	}
+	return buf, off, buf, nil
+}
+
+// runBlocks parses the lines of r from offset off on and delivers them in
+// order. Large inputs are parsed by several goroutines; the sink is still
+// called from one goroutine at a time and in file order.
+func runBlocks(r io.ReaderAt, off, size int64, newParser func() blockParser, d *delivery) error {
+	br := &blockReader{r: r, off: off}
+	workers := min(runtime.GOMAXPROCS(0), maxWorkers)
+	if workers < 2 || size-off < parallelBytes {
+		p := newParser()
+		var buf []byte
+		b := new(batch)
+		for {
+			data, doff, nb, err := br.next(buf)
+			buf = nb
+			if err != nil {
+				return err
+			}
+			if len(data) == 0 {
+				return nil
+			}
+			b.reset()
+			p.parseBlock(data, doff, b)
+			if err := d.deliver(b); err != nil {
+				return err
+			}
+		}
+	}
+	return runParallel(br, workers, newParser, d)
+}
+
+type job struct {
+	buf  []byte
+	data []byte
+	off  int64
+	b    batch
+	done chan struct{}
+}
+
+func runParallel(br *blockReader, workers int, newParser func() blockParser, d *delivery) error {
+	jobs := make(chan *job, workers)
+	order := make(chan *job, 2*workers)
+	free := make(chan *job, 2*workers+2)
+	stop := make(chan struct{})
+	var readErr error
+	var wg sync.WaitGroup
+
+	wg.Add(1)
+	go func() { // reader: blocks go to the workers and, in order, to delivery
+		defer wg.Done()
+		defer close(jobs)
+		defer close(order)
+		made := 0
+		for {
+			var j *job
+			select {
+			case j = <-free:
+			default:
+				if made < cap(free) {
+					j = &job{done: make(chan struct{}, 1)}
+					made++
+				} else {
+					select {
+					case j = <-free:
+					case <-stop:
+						return
+					}
+				}
+			}
+			data, off, buf, err := br.next(j.buf)
+			j.buf = buf
+			if err != nil {
+				readErr = err
+				return
+			}
+			if len(data) == 0 {
+				return
+			}
+			j.data, j.off = data, off
+			select {
+			case order <- j:
+			case <-stop:
+				return
+			}
+			select {
+			case jobs <- j:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := newParser()
+			for j := range jobs {
+				j.b.reset()
+				p.parseBlock(j.data, j.off, &j.b)
+				j.done <- struct{}{}
+			}
+		}()
+	}
+
+	var err error
+	for j := range order {
+		<-j.done
+		if err = d.deliver(&j.b); err != nil {
+			break
+		}
+		free <- j
+	}
+	close(stop)
+	// Let the reader and the workers finish; jobs already handed out only
+	// need their done signal drained.
+	go func() {
+		for j := range order {
+			<-j.done
+		}
+	}()
+	wg.Wait()
+	if err == nil {
+		err = readErr
+	}
+	return err
+}
+
+// A lineReader reads a text file line by line, for the formats whose
+// files are small or whose lines need no parallel parsing.
+type lineReader struct {
+	r    *bufio.Reader
+	long []byte
+	line int   // number of the line last returned
+	off  int64 // offset of the line last returned
+	next int64
+}
+
+func newLineReader(r io.Reader, off int64) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, 64<<10), next: off}
+}
+
+// Next returns the next line without its line ending, or io.EOF.
+func (lr *lineReader) Next() ([]byte, error) {
+	lr.long = lr.long[:0]
+	for {
+		b, err := lr.r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			lr.long = append(lr.long, b...)
+			continue
+		}
+		if len(lr.long) > 0 {
+			lr.long = append(lr.long, b...)
+			b = lr.long
+		}
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		if len(b) == 0 && err == io.EOF {
+			return nil, io.EOF
+		}
+		lr.line++
+		lr.off = lr.next
+		lr.next += int64(len(b))
+		if n := len(b); n > 0 && b[n-1] == '\n' {
+			b = b[:n-1]
+		}
+		return trimCR(b), nil
+	}
+}
+
+// Numbers. Most metric values are decimals of at most 19 significant
+// digits with a small exponent; those are converted here, exactly, with
+// 128-bit integer arithmetic while scanning, and everything else goes to
+// strconv.ParseFloat. Both give the correctly rounded float64.
+
+// decToFloat returns m × 10^e correctly rounded, or false when it cannot
+// do so exactly (exponent out of range, or a subnormal result).
+func decToFloat(m uint64, e int) (float64, bool) {
+	if m == 0 {
+		return 0, true
+	}
+	if e >= 0 {
+		if e > 19 {
+			return 0, false
+		}
+		hi, lo := bits.Mul64(m, pow10(e))
+		if hi == 0 {
+			lz := bits.LeadingZeros64(lo)
+			return roundTop(lo<<lz, false, -lz)
+		}
+		lz := bits.LeadingZeros64(hi)
+		q := hi << lz
+		if lz > 0 {
+			q |= lo >> (64 - lz)
+		}
+		return roundTop(q, lo<<lz != 0, 64-lz)
+	}
+	k := -e
+	if k > 27 {
+		return 0, false
+	}
+	// m / 10^k = m / 5^k × 2^-k. With both normalized to a top bit of
+	// 2^63, N/D lies in (1/2, 2), so q = floor(N × 2^63 / D) has 63 or 64
+	// bits and the remainder tells whether anything was cut off.
+	d := pow5(k)
+	sm, sd := bits.LeadingZeros64(m), bits.LeadingZeros64(d)
+	n, dn := m<<sm, d<<sd
+	q, r := bits.Div64(n>>1, n<<63, dn)
+	return roundTop(q, r != 0, sd-sm-63-k)
+}
+
+// roundTop returns (q + f) × 2^exp rounded to 53 bits, half to even,
+// where f in [0, 1) is nonzero exactly when sticky is set. q has its top
+// bit at 62 or 63.
+func roundTop(q uint64, sticky bool, exp int) (float64, bool) {
+	shift := 64 - bits.LeadingZeros64(q) - 53
+	mant := q >> shift
+	rem := q & (1<<shift - 1)
+	half := uint64(1) << (shift - 1)
+	if rem > half || rem == half && (sticky || mant&1 == 1) {
+		mant++
+	}
+	exp += shift
+	if mant == 1<<53 {
+		mant >>= 1
+		exp++
+	}
+	// mant is in [2^52, 2^53): the value is mant × 2^exp, a normal float
+	// when its exponent fits; subnormals and overflow go to strconv.
+	e := exp + 52 + 1023
+	if e < 1 || e > 2046 {
+		return 0, false
+	}
+	return math.Float64frombits(uint64(e)<<52 | mant&(1<<52-1)), true
+}
+
+func pow5(k int) uint64 {
+	switch k {
+	case 0:
+		return 1
+	case 1:
+		return 5
+	case 2:
+		return 25
+	case 3:
+		return 125
+	case 4:
+		return 625
+	case 5:
+		return 3125
+	case 6:
+		return 15625
+	case 7:
+		return 78125
+	case 8:
+		return 390625
+	case 9:
+		return 1953125
+	case 10:
+		return 9765625
+	case 11:
+		return 48828125
+	case 12:
+		return 244140625
+	case 13:
+		return 1220703125
+	case 14:
+		return 6103515625
+	case 15:
+		return 30517578125
+	case 16:
+		return 152587890625
+	case 17:
+		return 762939453125
+	case 18:
+		return 3814697265625
+	case 19:
+		return 19073486328125
+	case 20:
+		return 95367431640625
+	case 21:
+		return 476837158203125
+	case 22:
+		return 2384185791015625
+	case 23:
+		return 11920928955078125
+	case 24:
+		return 59604644775390625
+	case 25:
+		return 298023223876953125
+	case 26:
+		return 1490116119384765625
+	case 27:
+		return 7450580596923828125
+	}
+	return 0
+}
+
+func pow10(k int) uint64 {
+	switch k {
+	case 0:
+		return 1
+	case 1:
+		return 10
+	case 2:
+		return 100
+	case 3:
+		return 1000
+	case 4:
+		return 10000
+	case 5:
+		return 100000
+	case 6:
+		return 1000000
+	case 7:
+		return 10000000
+	case 8:
+		return 100000000
+	case 9:
+		return 1000000000
+	case 10:
+		return 10000000000
+	case 11:
+		return 100000000000
+	case 12:
+		return 1000000000000
+	case 13:
+		return 10000000000000
+	case 14:
+		return 100000000000000
+	case 15:
+		return 1000000000000000
+	case 16:
+		return 10000000000000000
+	case 17:
+		return 100000000000000000
+	case 18:
+		return 1000000000000000000
+	case 19:
+		return 10000000000000000000
+	}
+	return 0
+}
+
+// scanJSONNumber scans the JSON number, or NaN, Infinity or -Infinity, at
+// b[i:] and returns its end, or -1 when there is none or it runs into
+// other letters or digits. With value set it also returns the number.
+func scanJSONNumber(b []byte, i int, value bool) (int, float64) {
+	n, start := len(b), i
+	neg := false
+	if i < n && b[i] == '-' {
+		neg = true
+		i++
+	}
+	if i >= n {
+		return -1, 0
+	}
+	var m uint64
+	nd, exp := 0, 0
+	big := false
+	switch c := b[i]; {
+	case c == '0':
+		i++
+	case c >= '1' && c <= '9':
+		for i < n && b[i] >= '0' && b[i] <= '9' {
+			if nd < 19 {
+				m = m*10 + uint64(b[i]-'0')
+				nd++
+			} else {
+				big = true
+			}
+			i++
+		}
+	case c == 'N' && !neg:
+		if n-i >= 3 && b[i+1] == 'a' && b[i+2] == 'N' && (i+3 == n || !isRunByte(b[i+3])) {
+			return i + 3, math.NaN()
+		}
+		return -1, 0
+	case c == 'I':
+		if n-i >= 8 && string(b[i:i+8]) == "Infinity" && (i+8 == n || !isRunByte(b[i+8])) {
+			if neg {
+				return i + 8, math.Inf(-1)
+			}
+			return i + 8, math.Inf(1)
+		}
+		return -1, 0
+	default:
+		return -1, 0
+	}
+	if i < n && b[i] == '.' {
+		i++
+		s := i
+		for i < n && b[i] >= '0' && b[i] <= '9' {
+			d := b[i] - '0'
+			switch {
+			case m == 0 && d == 0:
+				exp--
+			case nd < 19:
+				m = m*10 + uint64(d)
+				nd++
+				exp--
+			default:
+				big = true
+			}
+			i++
+		}
+		if i == s {
+			return -1, 0
+		}
+	}
+	if i < n && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		eneg := false
+		if i < n && (b[i] == '+' || b[i] == '-') {
+			eneg = b[i] == '-'
+			i++
+		}
+		s, e := i, 0
+		for i < n && b[i] >= '0' && b[i] <= '9' {
+			if e < 100000 {
+				e = e*10 + int(b[i]-'0')
+			}
+			i++
+		}
+		if i == s {
+			return -1, 0
+		}
+		if eneg {
+			e = -e
+		}
+		exp += e
+	}
+	if i < n && isRunByte(b[i]) {
+		return -1, 0
+	}
+	if !value {
+		return i, 0
+	}
+	if !big {
+		if v, ok := decToFloat(m, exp); ok {
+			if neg {
+				v = -v
+			}
+			return i, v
+		}
+	}
+	v, _ := parseFloat(b[start:i])
+	return i, v
+}
+
+// skipJSONNumber is scanJSONNumber for a value nobody wants: it checks
+// the spelling and finds the end without computing anything.
+func skipJSONNumber(b []byte, i int) int {
+	n, start := len(b), i
+	if i < n && b[i] == '-' {
+		i++
+	}
+	if i >= n {
+		return -1
+	}
+	switch c := b[i]; {
+	case c == '0':
+		i++
+	case c-'1' < 9:
+		i++
+		for i < n && b[i]-'0' < 10 {
+			i++
+		}
+	default: // NaN, Infinity, or no number at all
+		e, _ := scanJSONNumber(b, start, false)
+		return e
+	}
+	if i < n && b[i] == '.' {
+		i++
+		s := i
+		for i < n && b[i]-'0' < 10 {
+			i++
+		}
+		if i == s {
+			return -1
+		}
+	}
+	if i < n && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < n && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		s := i
+		for i < n && b[i]-'0' < 10 {
+			i++
+		}
+		if i == s {
+			return -1
+		}
+	}
+	if i < n && isRunByte(b[i]) {
+		return -1
+	}
+	return i
+}
