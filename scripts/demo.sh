@@ -87,4 +87,36 @@ run 0 rlxp gate sweep
 step "For agents: every report is also one JSON object"
 run 0 rlxp gate lr-0.05 --json
 
+# train EXPERIMENT SEED [--set K=V...]: the repo's own runner, then its
+# held-out evaluation (launch control will do this under the gate).
+train() {
+  local exp=$1 seed=$2; shift 2
+  (cd "$repo" && bash scripts/run.sh train configs/baseline.json --seed "$seed" --out "runs/$exp/seed$seed" "$@" >/dev/null 2>&1 \
+    && bash scripts/run.sh eval "runs/$exp/seed$seed/policy.json" --out "runs/$exp/seed$seed" | tail -1)
+}
+
+step "Train the baseline over its three seeds, and evaluate each on held-out episodes"
+(cd "$repo" && git init -q && git add -A && git -c user.name=demo -c user.email=demo@example.com commit -qm "cartpole with rlxp state")
+for s in 0 1 2; do train baseline "$s"; done
+
+step "Score the baseline: the reference every experiment is compared with"
+run 0 rlxp metrics inspect runs/baseline/seed0/eval.jsonl runs/baseline/seed0/progress.csv
+run 0 rlxp score baseline --run-dir 'runs/{experiment}/seed{seed}'
+(cd "$repo" && git add .rlxp && git -c user.name=demo -c user.email=demo@example.com commit -qm "score the baseline")
+
+step "Score lr-0.05: same held-out return (the ceiling), so the answer is inconclusive"
+for s in 0 1 2; do train lr-0.05 "$s" --set lr=0.05; done
+run 0 rlxp score lr-0.05 --run-dir 'runs/{experiment}/seed{seed}'
+
+step "A slower learning rate, inside the scope: it learns less, and a guardrail catches it"
+run 0 rlxp experiment add lr-0.002 --param lr=0.002 --category hyperparameter --hypothesis "a smaller step is steadier"
+run 0 rlxp experiment approve lr-0.002 --yes --by demo-reviewer
+for s in 0 1 2; do train lr-0.002 "$s" --set lr=0.002; done
+run 3 rlxp score lr-0.002 --run-dir 'runs/{experiment}/seed{seed}'
+
+step "The ledger: hash-chained, verified, and reviewed as a PR comment"
+run 0 rlxp ledger show
+run 0 rlxp ledger verify
+run 0 rlxp ledger diff --base HEAD
+
 printf '\n%sDemo complete.%s The state lives in .rlxp/ of the target repo: contract.yaml, experiments.yaml, ledger.jsonl.\n' "$bold" "$off"

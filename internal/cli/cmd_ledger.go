@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -126,25 +128,25 @@ func runLedgerShow(env *Env, o *ledgerShowOptions, args []string) error {
 	case o.csv:
 		rows := make([]ledgerCSVRow, len(entries))
 		for i, e := range entries {
-			rows[i] = csvRow(e)
+			rows[i] = ledgerCSV(e)
 		}
 		return gocsv.Marshal(rows, env.Stdout)
 	}
 	rows := [][]string{}
 	for _, e := range entries {
 		rows = append(rows, []string{
-			strconv.FormatInt(e.Seq, 10), e.Time, orDash(e.String("experiment")), orDash(entryRun(e)),
-			orDash(e.String("primary", "name")), orDash(e.Number("primary", "mean")),
-			orDash(e.Number("primary", "n")), verdictCell(env, e.String("verdict")),
+			strconv.FormatInt(e.Seq, 10), e.Time, ledgerOrDash(e.String("experiment")), ledgerOrDash(ledgerRun(e)),
+			ledgerOrDash(e.String("primary", "name")), ledgerOrDash(e.Number("primary", "mean")),
+			ledgerOrDash(e.Number("primary", "n")), ledgerVerdictCell(env, e.String("verdict")),
 		})
 	}
 	printTable(env, []string{"SEQ", "TIME", "EXPERIMENT", "RUN", "METRIC", "MEAN", "N", "VERDICT"}, rows)
 	return nil
 }
 
-func csvRow(e ledger.Entry) ledgerCSVRow {
+func ledgerCSV(e ledger.Entry) ledgerCSVRow {
 	row := ledgerCSVRow{
-		Seq: e.Seq, Time: e.Time, Experiment: e.String("experiment"), Run: entryRun(e),
+		Seq: e.Seq, Time: e.Time, Experiment: e.String("experiment"), Run: ledgerRun(e),
 		Metric: e.String("primary", "name"), Mean: e.Number("primary", "mean"),
 		Std: e.Number("primary", "std"), N: e.Number("primary", "n"),
 		BaselineDelta: e.Number("baseline", "delta"), PValue: e.Number("baseline", "p_value"),
@@ -152,15 +154,15 @@ func csvRow(e ledger.Entry) ledgerCSVRow {
 	}
 	if v, ok := e.Lookup("primary", "ci95"); ok {
 		if a, ok := v.([]any); ok && len(a) == 2 {
-			row.CILow, _ = jsonNumber(a[0])
-			row.CIHigh, _ = jsonNumber(a[1])
+			row.CILow, _ = ledgerNumberText(a[0])
+			row.CIHigh, _ = ledgerNumberText(a[1])
 		}
 	}
 	return row
 }
 
-// entryRun is the run an entry scored: "run", or the per-seed "runs".
-func entryRun(e ledger.Entry) string {
+// ledgerRun is the run an entry scored: "run", or the per-seed "runs".
+func ledgerRun(e ledger.Entry) string {
 	if s := e.String("run"); s != "" {
 		return s
 	}
@@ -175,7 +177,7 @@ func entryRun(e ledger.Entry) string {
 	return strings.Join(runs, ",")
 }
 
-func jsonNumber(v any) (string, bool) {
+func ledgerNumberText(v any) (string, bool) {
 	n, ok := v.(interface{ String() string })
 	if !ok {
 		return "", false
@@ -183,14 +185,14 @@ func jsonNumber(v any) (string, bool) {
 	return n.String(), true
 }
 
-func orDash(s string) string {
+func ledgerOrDash(s string) string {
 	if s == "" {
 		return "-"
 	}
 	return s
 }
 
-func verdictCell(env *Env, v string) string {
+func ledgerVerdictCell(env *Env, v string) string {
 	switch v {
 	case "":
 		return "-"
@@ -266,7 +268,7 @@ type ledgerVerifyResult struct {
 	Repair  *ledgerRepairView  `json:"repair,omitempty"`
 }
 
-func problemView(p *ledger.Problem) *ledgerProblemView {
+func ledgerProblem(p *ledger.Problem) *ledgerProblemView {
 	if p == nil {
 		return nil
 	}
@@ -299,21 +301,21 @@ func runLedgerVerify(env *Env, o *ledgerVerifyOptions, args []string) error {
 		}
 		res.OK, res.Entries, res.Head = true, rr.Entries, rr.Head
 		if rr.Repaired {
-			res.Repair = &ledgerRepairView{Line: rr.Line, Completed: rr.Completed, DroppedBytes: rr.DroppedBytes, DroppedPreview: preview(rr.Dropped, 60)}
+			res.Repair = &ledgerRepairView{Line: rr.Line, Completed: rr.Completed, DroppedBytes: rr.DroppedBytes, DroppedPreview: ledgerPreview(rr.Dropped, 60)}
 		}
 		if o.json {
 			return writeJSON(env.Stdout, res)
 		}
 		switch {
 		case res.Repair == nil:
-			fmt.Fprintf(env.Stdout, "%s: %s, chain verifies; nothing to repair\n", name, countEntries(res.Entries))
+			fmt.Fprintf(env.Stdout, "%s: %s, chain verifies; nothing to repair\n", name, ledgerCount(res.Entries))
 			return nil
 		case rr.Completed:
 			fmt.Fprintf(env.Stdout, "%s:%d: repaired: added the final newline the last entry lacked\n", name, rr.Line)
 		default:
-			fmt.Fprintf(env.Stdout, "%s:%d: repaired: dropped the torn last line (%d bytes of an incomplete entry: %s)\n", name, rr.Line, rr.DroppedBytes, strconv.Quote(preview(rr.Dropped, 60)))
+			fmt.Fprintf(env.Stdout, "%s:%d: repaired: dropped the torn last line (%d bytes of an incomplete entry: %s)\n", name, rr.Line, rr.DroppedBytes, strconv.Quote(ledgerPreview(rr.Dropped, 60)))
 		}
-		fmt.Fprintf(env.Stdout, "%s: %s, chain verifies\n", name, countEntries(res.Entries))
+		fmt.Fprintf(env.Stdout, "%s: %s, chain verifies\n", name, ledgerCount(res.Entries))
 		return nil
 	}
 	data, err := r.Read(state.Ledger)
@@ -321,7 +323,7 @@ func runLedgerVerify(env *Env, o *ledgerVerifyOptions, args []string) error {
 		return err
 	}
 	rep := ledger.Check(name, data)
-	res.OK, res.Entries, res.Head, res.Problem = rep.OK(), rep.Entries, rep.Head, problemView(rep.Problem)
+	res.OK, res.Entries, res.Head, res.Problem = rep.OK(), rep.Entries, rep.Head, ledgerProblem(rep.Problem)
 	if o.json {
 		if err := writeJSON(env.Stdout, res); err != nil {
 			return err
@@ -329,7 +331,7 @@ func runLedgerVerify(env *Env, o *ledgerVerifyOptions, args []string) error {
 	} else if rep.Problem != nil {
 		fmt.Fprintln(env.Stdout, rep.Problem)
 	} else {
-		fmt.Fprintf(env.Stdout, "%s: %s, chain verifies\n", name, countEntries(rep.Entries))
+		fmt.Fprintf(env.Stdout, "%s: %s, chain verifies\n", name, ledgerCount(rep.Entries))
 	}
 	if rep.Problem != nil {
 		return errNegative
@@ -337,16 +339,16 @@ func runLedgerVerify(env *Env, o *ledgerVerifyOptions, args []string) error {
 	return nil
 }
 
-func countEntries(n int) string {
+func ledgerCount(n int) string {
 	if n == 1 {
 		return "1 entry"
 	}
 	return fmt.Sprintf("%d entries", n)
 }
 
-// preview is the start of s, for saying what was dropped without printing
+// ledgerPreview is the start of s, for saying what was dropped without printing
 // a whole entry.
-func preview(s string, n int) string {
+func ledgerPreview(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
@@ -368,10 +370,11 @@ func newLedgerDiffCmd() *Command {
 	return &Command{
 		UsageLine: "rlxp ledger diff --base REF [--root DIR] [--json]",
 		Short:     "check that the ledger only grew since a git ref and render the new entries",
-		Long: `Diff compares .rlxp/ledger.jsonl with the same file at git REF (read with
-'git show REF:.rlxp/ledger.jsonl'; a ledger missing at REF counts as
-empty). The ledger is append-only, so the base must be, line for line, the
-start of the current ledger, and the current ledger's chain must verify.
+		Long: `Diff compares .rlxp/ledger.jsonl with the same file at git REF, as
+'git show REF:.rlxp/ledger.jsonl' prints it (a ledger missing at REF counts
+as empty). The ledger is append-only, so the base must be, line for line,
+the start of the current ledger, and the current ledger's chain must
+verify.
 
 It prints the new entries as Markdown for a pull-request comment: a heading
 "### rlxp ledger: N new entries", a table (seq, experiment, primary metric
@@ -421,13 +424,18 @@ func runLedgerDiff(ctx context.Context, env *Env, o *ledgerDiffOptions, args []s
 		return err
 	}
 	name := r.Show(state.Ledger)
-	head, err := r.Read(state.Ledger)
+	base, err := ledgerAtRef(ctx, r, o.base)
 	if err != nil {
 		return err
 	}
-	base, err := gitLedger(ctx, r, o.base)
+	head, err := r.Read(state.Ledger)
 	if err != nil {
-		return err
+		_, serr := os.Stat(r.Path(state.Ledger))
+		if !errors.Is(serr, fs.ErrNotExist) || len(base) == 0 {
+			return err
+		}
+		// Deleted on this branch: Diff reports the entries it removed.
+		head = nil
 	}
 	res := ledgerDiffResult{Schema: "rlxp.ledger-diff/v1", Base: o.base, File: name, New: []ledger.Entry{}}
 	refuse := func(p *ledgerProblemView, line string) error {
@@ -444,7 +452,7 @@ func runLedgerDiff(ctx context.Context, env *Env, o *ledgerDiffOptions, args []s
 	rep := ledger.Check(name, head)
 	res.Entries, res.Head = rep.Entries, rep.Head
 	if rep.Problem != nil {
-		return refuse(problemView(rep.Problem), rep.Problem.Error())
+		return refuse(ledgerProblem(rep.Problem), rep.Problem.Error())
 	}
 	d, err := ledger.Diff(base, head)
 	var he *ledger.HistoryError
@@ -456,7 +464,7 @@ func runLedgerDiff(ctx context.Context, env *Env, o *ledgerDiffOptions, args []s
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	res.OK, res.BaseEntries, res.New = true, d.Base, d.New
-	res.Markdown = diffMarkdown(o.base, d, rep)
+	res.Markdown = ledgerComment(o.base, d, rep)
 	if o.json {
 		return writeJSON(env.Stdout, res)
 	}
@@ -464,8 +472,8 @@ func runLedgerDiff(ctx context.Context, env *Env, o *ledgerDiffOptions, args []s
 	return nil
 }
 
-// diffMarkdown is the pull-request comment for the new entries.
-func diffMarkdown(base string, d ledger.DiffResult, head ledger.Report) string {
+// ledgerComment is the pull-request comment for the new entries.
+func ledgerComment(base string, d ledger.DiffResult, head ledger.Report) string {
 	var b strings.Builder
 	n := len(d.New)
 	if n == 1 {
@@ -498,17 +506,17 @@ func diffMarkdown(base string, d ledger.DiffResult, head ledger.Report) string {
 			b.WriteString("**Notes**\n\n" + strings.Join(notes, "\n") + "\n\n")
 		}
 	}
-	headHash := head.Head
-	if headHash == "" {
-		headHash = "(empty ledger)"
+	if head.Head == "" {
+		fmt.Fprintf(&b, "The ledger is empty, as it is at `%s`.\n", base)
+		return b.String()
 	}
-	fmt.Fprintf(&b, "Chain head `%s`: %s, verified; `%s` had %d.\n", headHash, countEntries(head.Entries), base, d.Base)
+	fmt.Fprintf(&b, "Chain head `%s`: %s, verified; `%s` had %d.\n", head.Head, ledgerCount(head.Entries), base, d.Base)
 	return b.String()
 }
 
-// gitLedger returns the ledger's content at ref, or nothing when the ledger
+// ledgerAtRef returns the ledger's content at ref, or nothing when the ledger
 // did not exist there. Errors carry git's own message.
-func gitLedger(ctx context.Context, r *state.Repo, ref string) ([]byte, error) {
+func ledgerAtRef(ctx context.Context, r *state.Repo, ref string) ([]byte, error) {
 	git := func(args ...string) ([]byte, error) {
 		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", r.Root}, args...)...)
 		var stderr bytes.Buffer

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -84,7 +85,7 @@ EXIT STATUS
 			}
 			var files []inspectedFile
 			for _, path := range args {
-				f, err := inspectFile(resolve(env, path), path, format)
+				f, err := inspectFile(env, path, format)
 				if err != nil {
 					return err
 				}
@@ -106,7 +107,7 @@ EXIT STATUS
 			printTable(env, []string{"FILE", "FORMAT", "TAG", "POINTS", "STEPS", "LAST"}, rows)
 			for _, f := range files {
 				for _, n := range f.Notes {
-					warnf(env, "%s: %s", f.Path, n)
+					fmt.Fprintf(env.Stderr, "rlxp: note: %s: %s\n", f.Path, n)
 				}
 			}
 			return nil
@@ -160,9 +161,20 @@ func (s *tagStats) Point(tag string, p metrics.Point) error {
 	return nil
 }
 
-func inspectFile(path, shown string, format metrics.Format) (inspectedFile, error) {
+// readMetrics reads the file the user named, with errors that name it the
+// way the user did.
+func readMetrics(env *Env, shown string, format metrics.Format, sink metrics.Sink) (metrics.Info, error) {
+	info, err := metrics.Read(resolve(env, shown), format, sink)
+	var me *metrics.Error
+	if errors.As(err, &me) {
+		me.Path = shown
+	}
+	return info, err
+}
+
+func inspectFile(env *Env, shown string, format metrics.Format) (inspectedFile, error) {
 	s := &tagStats{tags: map[string]*inspectedTag{}}
-	info, err := metrics.Read(path, format, s)
+	info, err := readMetrics(env, shown, format, s)
 	if err != nil {
 		return inspectedFile{}, err
 	}
@@ -209,7 +221,7 @@ EXIT STATUS
 			if o.json {
 				fmt.Fprintf(w, "{\n  \"schema\": \"rlxp.metrics-series/v1\",\n  \"path\": %s,\n  \"tag\": %s,\n  \"points\": [", jsonString(args[0]), jsonString(o.tag))
 			}
-			info, err := metrics.Read(resolve(env, args[0]), format, s)
+			info, err := readMetrics(env, args[0], format, s)
 			if err != nil {
 				return err
 			}

@@ -48,7 +48,12 @@ type Entry struct {
 }
 
 // MarshalJSON writes the entry exactly as the ledger holds it.
-func (e Entry) MarshalJSON() ([]byte, error) { return e.Raw, nil }
+func (e Entry) MarshalJSON() ([]byte, error) {
+	if len(e.Raw) == 0 {
+		return Canonical(e.Fields)
+	}
+	return e.Raw, nil
+}
 
 // A File is a ledger on disk. Name is how messages show it (for example
 // relative to the user's directory); it defaults to Path.
@@ -111,7 +116,7 @@ func (a appender) append(lf File, body any, now time.Time) (Entry, error) {
 	if err != nil {
 		return Entry{}, fmt.Errorf("read %s: %w", lf.name(), err)
 	}
-	rep := check(lf.name(), old)
+	rep := Check(lf.name(), old)
 	if rep.Problem != nil {
 		return Entry{}, fmt.Errorf("cannot append: %w", rep.Problem)
 	}

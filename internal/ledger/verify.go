@@ -61,21 +61,13 @@ func (f File) Verify() (Report, error) {
 // Check verifies a ledger's content, as Verify does; name is used in the
 // report.
 func Check(name string, data []byte) Report {
-	return check(name, data)
+	_, rep := Load(name, data)
+	return rep
 }
 
 // Load returns the entries of a ledger's content that verify (all of them,
 // or those before the first problem) and the report.
 func Load(name string, data []byte) ([]Entry, Report) {
-	return verified(name, data)
-}
-
-func check(name string, data []byte) Report {
-	_, rep := verified(name, data)
-	return rep
-}
-
-func verified(name string, data []byte) ([]Entry, Report) {
 	lines := splitLines(data)
 	rep := Report{Name: name}
 	ps := make([]parsed, len(lines))
@@ -232,7 +224,7 @@ func (f File) Repair() (RepairResult, error) {
 	if err != nil {
 		return RepairResult{}, fmt.Errorf("read %s: %w", f.name(), err)
 	}
-	rep := check(f.name(), data)
+	rep := Check(f.name(), data)
 	if rep.Problem == nil {
 		return RepairResult{Entries: rep.Entries, Head: rep.Head}, nil
 	}
@@ -240,7 +232,7 @@ func (f File) Repair() (RepairResult, error) {
 		return RepairResult{}, &repairRefused{rep.Problem}
 	}
 	fixed, res := repairData(data, rep)
-	after := check(f.name(), fixed)
+	after := Check(f.name(), fixed)
 	if after.Problem != nil {
 		// Cannot happen for a torn tail; refuse rather than write a ledger
 		// that does not verify.

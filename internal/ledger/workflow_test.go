@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-var workflowFile = filepath.Join("..", "..", "examples", "ci", "rlxp-ledger.yml")
+const workflowFile = "../../examples/ci/rlxp-ledger.yml"
 
 type workflow struct {
 	Name        string            `yaml:"name"`
@@ -190,8 +190,9 @@ func (c *ci) write(ledger []byte) {
 
 // expand evaluates the few expressions the workflow uses.
 func (c *ci) expand(s string) string {
-	return regexp.MustCompile(`\$\{\{\s*([^}]*?)\s*\}\}`).ReplaceAllStringFunc(s, func(m string) string {
-		expr := regexp.MustCompile(`\$\{\{\s*([^}]*?)\s*\}\}`).FindStringSubmatch(m)[1]
+	re := regexp.MustCompile(`\$\{\{\s*([^}]*?)\s*\}\}`)
+	return re.ReplaceAllStringFunc(s, func(m string) string {
+		expr := re.FindStringSubmatch(m)[1]
 		switch {
 		case expr == "github.base_ref":
 			return "main"

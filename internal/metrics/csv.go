@@ -397,6 +397,10 @@ func (p *csvParser) quickRow(l []byte, b *batch, line int, off int64) bool {
 		}
 		s += j + 1
 	}
+	if p.badStep != nil {
+		b.vals = b.vals[:p.start]
+		return false
+	}
 	p.finish(b, line)
 	return true
 }
@@ -429,7 +433,7 @@ func (p *csvParser) row(b *batch, line int, off int64) *Error {
 				names = append(names, "…")
 				break
 			}
-			names = append(names, string(trimSpace(c)))
+			names = append(names, printable(string(trimSpace(c))))
 		}
 		return &Error{Offset: -1, Msg: fmt.Sprintf("a second header (%s) appears mid-file; rlxp rejects the file rather than guess which rows belong to which header",
 			strings.Join(names, ","))}
@@ -522,4 +526,15 @@ func quoteCell(c []byte) string {
 		s = s[:40] + "…"
 	}
 	return strconv.Quote(s)
+}
+
+// printable quotes s when it holds characters that would break an error
+// message, such as a stray carriage return.
+func printable(s string) string {
+	for _, r := range s {
+		if !strconv.IsPrint(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }

@@ -530,30 +530,10 @@ func (jr *jsonReader) fail(err error) error {
 	return &Error{Path: jr.path, Offset: -1, Msg: err.Error()}
 }
 
-// syntaxError places a syntax error exactly. The streaming decoder's
-// offset can be a byte early, so the current row, up to just past that
-// offset, is checked again with the whole-document scanner, which reports
-// the first bad byte.
+// syntaxError places a syntax error. The decoder's own offset counts
+// from the value it was scanning; its input offset is the bad byte.
 func (jr *jsonReader) syntaxError(se *json.SyntaxError) *Error {
-	const maxRecheck = 64 << 20
-	from, end := jr.rowAt, se.Offset+2
-	if end > from && end-from <= maxRecheck {
-		buf := make([]byte, end-from)
-		n, _ := jr.file.ReadAt(buf, jr.bom+from)
-		buf = buf[:n]
-		skip := 0
-		for skip < len(buf) && (isJSONSpace(buf[skip]) || buf[skip] == ',') {
-			skip++
-		}
-		new(nonFinite).process(buf[skip:], true)
-		var raw json.RawMessage
-		var se2 *json.SyntaxError
-		if err := json.Unmarshal(buf[skip:], &raw); errors.As(err, &se2) && !strings.HasPrefix(se2.Error(), "unexpected end") {
-			line, col := jr.position(from+int64(skip)+se2.Offset-1, false)
-			return &Error{Path: jr.path, Line: line, Col: col, Offset: -1, Msg: se2.Error()}
-		}
-	}
-	line, col := jr.position(se.Offset, false)
+	line, col := jr.position(jr.dec.InputOffset(), false)
 	return &Error{Path: jr.path, Line: line, Col: col, Offset: -1, Msg: se.Error()}
 }
 

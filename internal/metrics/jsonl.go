@@ -222,7 +222,11 @@ func (p *jsonlParser) fastLine(l []byte, b *batch) bool {
 		return false
 	}
 	i, ok := p.fastObject(l, i+1, 0, 0, false)
-	return ok && skipSpace(l, i) == len(l)
+	if !ok || skipSpace(l, i) != len(l) {
+		b.vals = b.vals[:p.rowStart]
+		return false
+	}
+	return true
 }
 
 func skipSpace(b []byte, i int) int {

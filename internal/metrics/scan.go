@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -408,72 +409,74 @@ func (d *delivery) deliver(b *batch) error {
 	return nil
 }
 
-// Block sizes for the line pipeline: blocks are cut at line ends, so a
-// block grows past blockSize only to hold one longer line.
+// Chunks for the line pipeline. A chunk holds the lines that start in
+// its byte range, so chunks are parsed independently.
 const (
-	blockSize     = 1 << 20
+	chunkSize     = 1 << 20
 	parallelBytes = 8 << 20 // smaller files are parsed on the calling goroutine
 	maxWorkers    = 4
 )
 
-// A blockReader cuts a file into blocks of whole lines.
-type blockReader struct {
-	r     io.ReaderAt
-	off   int64 // next byte to read
-	carry []byte
-	eof   bool
-}
-
-// next fills buf with the next block and returns its lines, the file
-// offset of their first byte, and the (possibly grown) buffer. It returns
-// no data at the end of the file.
-func (br *blockReader) next(buf []byte) (data []byte, off int64, out []byte, err error) {
-	off = br.off - int64(len(br.carry))
-	buf = append(buf[:0], br.carry...)
-	br.carry = br.carry[:0]
-	scanned := 0
-	for !br.eof {
-		if cap(buf)-len(buf) < blockSize/2 {
-			nb := make([]byte, len(buf), 2*cap(buf)+blockSize)
-			copy(nb, buf)
-			buf = nb
-		}
-		n, rerr := br.r.ReadAt(buf[len(buf):cap(buf)], br.off)
-		br.off += int64(n)
-		buf = buf[:len(buf)+n]
-		if rerr == io.EOF {
-			br.eof = true
-		} else if rerr != nil {
-			return nil, off, buf, rerr
-		}
-		if i := bytes.LastIndexByte(buf[scanned:], '\n'); i >= 0 {
-			end := scanned + i + 1
-			br.carry = append(br.carry, buf[end:]...)
-			return buf[:end], off, buf, nil
-		}
-		scanned = len(buf)
+// readChunk reads the lines that start in chunk i of the bytes [off, size)
+// of r into buf. It returns them, the file offset of their first byte, and
+// the buffer, which grows to hold a line longer than a chunk.
+func readChunk(r io.ReaderAt, off, size, i int64, buf []byte) ([]byte, int64, []byte, error) {
+	lo := off + i*chunkSize
+	hi := min(lo+chunkSize, size)
+	from := lo
+	if lo > off {
+		from = lo - 1 // to see whether a line starts at lo
 	}
-	return buf, off, buf, nil
+	to := min(hi+64<<10, size)
+	for {
+		n := int(to - from)
+		if cap(buf) < n {
+			buf = make([]byte, n, n+n/4)
+		}
+		buf = buf[:n]
+		if _, err := r.ReadAt(buf, from); err != nil && err != io.EOF {
+			return nil, 0, buf, err
+		}
+		start := 0
+		if lo > off {
+			k := bytes.IndexByte(buf[:hi-from], '\n')
+			if k < 0 || from+int64(k)+1 >= hi {
+				return nil, hi, buf, nil // no line starts in the chunk
+			}
+			start = k + 1
+		}
+		end := int(to - from)
+		if to < size || hi < size {
+			k := bytes.IndexByte(buf[hi-1-from:], '\n')
+			if k < 0 {
+				if to == size {
+					return buf[start:], from + int64(start), buf, nil
+				}
+				to = min(from+2*int64(n), size)
+				continue
+			}
+			end = int(hi-1-from) + k + 1
+		}
+		return buf[start:end], from + int64(start), buf, nil
+	}
 }
 
-// runBlocks parses the lines of r from offset off on and delivers them in
-// order. Large inputs are parsed by several goroutines; the sink is still
-// called from one goroutine at a time and in file order.
+// runBlocks parses the lines of r from offset off to size and delivers
+// them in order. Large inputs are parsed by several goroutines, each
+// reading its own chunks; the sink is still called from one goroutine at
+// a time and in file order.
 func runBlocks(r io.ReaderAt, off, size int64, newParser func() blockParser, d *delivery) error {
-	br := &blockReader{r: r, off: off}
+	chunks := (size - off + chunkSize - 1) / chunkSize
 	workers := min(runtime.GOMAXPROCS(0), maxWorkers)
 	if workers < 2 || size-off < parallelBytes {
 		p := newParser()
 		var buf []byte
 		b := new(batch)
-		for {
-			data, doff, nb, err := br.next(buf)
+		for i := int64(0); i < chunks; i++ {
+			data, doff, nb, err := readChunk(r, off, size, i, buf)
 			buf = nb
 			if err != nil {
 				return err
-			}
-			if len(data) == 0 {
-				return nil
 			}
 			b.reset()
 			p.parseBlock(data, doff, b)
@@ -481,103 +484,71 @@ func runBlocks(r io.ReaderAt, off, size int64, newParser func() blockParser, d *
 				return err
 			}
 		}
+		return nil
 	}
-	return runParallel(br, workers, newParser, d)
+	return runParallel(r, off, size, chunks, workers, newParser, d)
 }
 
-type job struct {
+// A slot holds one chunk between its worker and delivery. Chunk i uses
+// slot i mod len(slots), so at most that many chunks are in memory.
+type slot struct {
+	free chan struct{} // a token while the slot may be filled
+	done chan struct{} // a token once the chunk is parsed
 	buf  []byte
-	data []byte
-	off  int64
 	b    batch
-	done chan struct{}
+	err  error
 }
 
-func runParallel(br *blockReader, workers int, newParser func() blockParser, d *delivery) error {
-	jobs := make(chan *job, workers)
-	order := make(chan *job, 2*workers)
-	free := make(chan *job, 2*workers+2)
+func runParallel(r io.ReaderAt, off, size, chunks int64, workers int, newParser func() blockParser, d *delivery) error {
+	slots := make([]*slot, 2*workers)
+	for i := range slots {
+		slots[i] = &slot{free: make(chan struct{}, 1), done: make(chan struct{}, 1)}
+		slots[i].free <- struct{}{}
+	}
+	var next atomic.Int64
 	stop := make(chan struct{})
-	var readErr error
 	var wg sync.WaitGroup
-
-	wg.Add(1)
-	go func() { // reader: blocks go to the workers and, in order, to delivery
-		defer wg.Done()
-		defer close(jobs)
-		defer close(order)
-		made := 0
-		for {
-			var j *job
-			select {
-			case j = <-free:
-			default:
-				if made < cap(free) {
-					j = &job{done: make(chan struct{}, 1)}
-					made++
-				} else {
-					select {
-					case j = <-free:
-					case <-stop:
-						return
-					}
-				}
-			}
-			data, off, buf, err := br.next(j.buf)
-			j.buf = buf
-			if err != nil {
-				readErr = err
-				return
-			}
-			if len(data) == 0 {
-				return
-			}
-			j.data, j.off = data, off
-			select {
-			case order <- j:
-			case <-stop:
-				return
-			}
-			select {
-			case jobs <- j:
-			case <-stop:
-				return
-			}
-		}
-	}()
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			p := newParser()
-			for j := range jobs {
-				j.b.reset()
-				p.parseBlock(j.data, j.off, &j.b)
-				j.done <- struct{}{}
+			for {
+				i := next.Add(1) - 1
+				if i >= chunks {
+					return
+				}
+				s := slots[i%int64(len(slots))]
+				select {
+				case <-s.free:
+				case <-stop:
+					return
+				}
+				s.b.reset()
+				var data []byte
+				var doff int64
+				data, doff, s.buf, s.err = readChunk(r, off, size, i, s.buf)
+				if s.err == nil {
+					p.parseBlock(data, doff, &s.b)
+				}
+				s.done <- struct{}{}
 			}
 		}()
 	}
-
 	var err error
-	for j := range order {
-		<-j.done
-		if err = d.deliver(&j.b); err != nil {
+	for i := int64(0); i < chunks; i++ {
+		s := slots[i%int64(len(slots))]
+		<-s.done
+		if err = s.err; err != nil {
 			break
 		}
-		free <- j
+		if err = d.deliver(&s.b); err != nil {
+			break
+		}
+		s.free <- struct{}{}
 	}
 	close(stop)
-	// Let the reader and the workers finish; jobs already handed out only
-	// need their done signal drained.
-	go func() {
-		for j := range order {
-			<-j.done
-		}
-	}()
 	wg.Wait()
-	if err == nil {
-		err = readErr
-	}
 	return err
 }
 

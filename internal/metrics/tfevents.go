@@ -7,9 +7,13 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"math/bits"
 	"os"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -18,28 +22,38 @@ import (
 //
 //	u64 length (LE) | u32 masked CRC-32C of the length | length bytes | u32 masked CRC-32C of the bytes
 //
-// readTFEvents reads one such file in two streaming passes through 1 MiB
-// windows:
+// readTFEvents reads one such file in two passes:
 //
-//  1. Scan pass: frames every record, checks both CRCs (the payload ones
-//     on a second goroutine, a window behind), and looks only at the top
-//     level of each Event (step, whether it holds a summary, whether it is
-//     a SessionLog START). A corrupt record therefore fails the read
-//     before any point reaches the sink.
-//  2. Decode pass: decodes summaries and delivers scalar points, dropping
-//     the points that a later restart orphans. A malformed Event (with
-//     good CRCs) stops the read there, after the points before it.
+//  1. Scan pass: frames every record, reading 1 MiB windows ahead on a
+//     second goroutine, and looks only at the top level of each Event
+//     (its step, whether it holds a summary, whether it is a SessionLog
+//     START). It cuts the file into chunks of about 4 MiB at record
+//     boundaries, and notes the restarts.
+//  2. Decode pass: workers, one per CPU up to 8, each take a chunk, check
+//     the CRCs of its records and decode them into batches of values; the
+//     calling goroutine takes the batches in file order and delivers the
+//     points, so the sink sees exactly what a sequential read would give
+//     it, from one goroutine. Records larger than a window form chunks of
+//     their own, read by the calling goroutine.
+//
+// A record that fails a CRC check, or does not decode, stops the read at
+// that record: the points of the records before it have been delivered,
+// none after. When the scan pass fails (at an end of file it cannot
+// accept, or a length gone wrong), the records before the failure are
+// checked again so that the error names the first bad record.
 //
 // Restarts follow TensorBoard's purge rule: a SessionLog START at step S
 // discards every point written before it whose step is >= S. The scan
 // pass keeps only the STARTs that actually discard something, and of those
 // only the ones whose step is below that of every later START (a later,
 // lower START discards a superset). What remains is a list with rising
-// offsets and rising steps, so during the decode pass a point at file
-// offset o survives exactly when its step is below the step of the first
-// kept START after o. The list holds at most tfMaxRestarts entries; memory
-// is the window, the largest summary record, that list, and one entry per
-// distinct tag.
+// offsets and rising steps, so a point at file offset o survives exactly
+// when its step is below the step of the first kept START after o. The
+// list holds at most tfMaxRestarts entries.
+//
+// Memory: the windows and worker buffers (about 20 MiB with 8 workers),
+// the largest summary record, the restart list, one entry per distinct tag
+// and 24 bytes per chunk; past tfMaxChunks chunks, chunks double in size.
 //
 // Ends of file:
 //   - an empty file is an error;
@@ -56,7 +70,12 @@ import (
 // one file only.
 
 const (
-	tfWindow      = 1 << 20   // read window; records up to this size are handled in place
+	tfWindow      = 1 << 20   // read window; records up to this size are decoded in place
+	tfWindows     = 4         // scan-pass windows: read ahead, being framed
+	tfChunkSize   = 4 << 20   // the decode pass hands out records in chunks of about this size
+	tfMaxChunks   = 1 << 16   // chunks kept; past this, adjacent chunks merge
+	tfMaxWorkers  = 8         // decode workers
+	tfBatchLen    = 4096      // decoded values per batch
 	tfMaxRecord   = 256 << 20 // largest summary record decoded (larger non-summary records are streamed past)
 	tfMaxRestarts = 1 << 16   // restarts that discard points, per file
 	tfHeaderLen   = 12
@@ -129,88 +148,204 @@ func binOSMsg(err error) string {
 	return err.Error()
 }
 
-// tfWindowReader hands out the bytes of r[0:size] through a grow-only
-// buffer, in place.
-type tfWindowReader struct {
-	path   string
-	r      io.ReaderAt
-	size   int64
-	buf    []byte
-	lo, hi int   // unread bytes are buf[lo:hi]
-	base   int64 // file offset of buf[0]
-	crc8   *tfCRC8
-
-	// While check is set, a buffer is not reused in place: once consumed
-	// it goes to the CRC checker with the records framed in it, and a
-	// fresh one comes from pool.
-	cur   *tfBatch
-	check chan<- *tfBatch
-	pool  <-chan *tfBatch
-}
-
-// tfBatch is one window's worth of framed records.
-type tfBatch struct {
+// tfWin is one window of the file.
+type tfWin struct {
 	buf  []byte
-	base int64    // file offset of buf[0]
-	recs []tfSpan // records wholly in buf
+	base int64 // file offset of buf[0]
 }
 
-// tfSpan locates a record in a batch: its header starts at buf[at] and
-// its payload is n bytes.
-type tfSpan struct{ at, n int }
+// tfWindowSize picks the window size: 1 MiB, or less for a small file.
+func tfWindowSize(size int64) int {
+	win := tfWindow
+	for win > 4096 && int64(win/2) >= size {
+		win /= 2
+	}
+	return win
+}
 
-func (w *tfWindowReader) reset() {
-	w.lo, w.hi, w.base = 0, 0, 0
+// tfPrefetch reads [start, end) of a file window by window on its own
+// goroutine, ahead of the reader, so that reading overlaps decoding.
+type tfPrefetch struct {
+	full chan *tfWin // filled windows in file order, closed after the last
+	stop chan struct{}
+	done chan struct{}
+	// Set before full is closed:
+	end int64  // where reading stopped
+	err *Error // why, if it was not the end
+}
+
+func tfStartPrefetch(path string, r io.ReaderAt, start, end int64, free chan *tfWin) *tfPrefetch {
+	pf := &tfPrefetch{full: make(chan *tfWin, cap(free)), stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(pf.done)
+		off := start
+		defer func() {
+			pf.end = off
+			close(pf.full)
+		}()
+		for off < end {
+			var w *tfWin
+			select {
+			case w = <-free:
+			case <-pf.stop:
+				return
+			}
+			n := int(min(int64(cap(w.buf)), end-off))
+			m, err := r.ReadAt(w.buf[:n], off)
+			w.buf, w.base = w.buf[:m], off
+			if m == 0 {
+				free <- w
+			} else {
+				select {
+				case pf.full <- w:
+				case <-pf.stop:
+					return
+				}
+				off += int64(m)
+			}
+			if m < n {
+				// A file that shrank since it was measured ends here.
+				if err != nil && err != io.EOF {
+					pf.err = &Error{Path: path, Offset: off, Msg: "read: " + binOSMsg(err)}
+				}
+				return
+			}
+		}
+	}()
+	return pf
+}
+
+// close stops the goroutine and waits for it.
+func (pf *tfPrefetch) close() {
+	close(pf.stop)
+	<-pf.done
+}
+
+// tfCursor walks the windows of a tfPrefetch as one byte stream.
+type tfCursor struct {
+	pf      *tfPrefetch
+	retire  func(*tfWin) // called with each window once past it
+	cur     *tfWin       // nil before the first window and after the last
+	p       int          // next unread byte in cur.buf
+	ahead   []*tfWin     // windows fetched by peek, after cur
+	scratch []byte       // bytes that span windows, copied together
+	started bool
+}
+
+func (c *tfCursor) next() *tfWin {
+	if len(c.ahead) > 0 {
+		w := c.ahead[0]
+		c.ahead = append(c.ahead[:0], c.ahead[1:]...)
+		return w
+	}
+	return <-c.pf.full // nil once closed
+}
+
+// settle makes cur the window holding the next unread byte.
+func (c *tfCursor) settle() {
+	if !c.started {
+		c.cur, c.started = c.next(), true
+	}
+	for c.cur != nil && c.p >= len(c.cur.buf) {
+		c.p -= len(c.cur.buf)
+		c.retire(c.cur)
+		c.cur = c.next()
+	}
 }
 
 // pos is the file offset of the next unread byte.
-func (w *tfWindowReader) pos() int64 { return w.base + int64(w.lo) }
-
-// fill makes n bytes available at pos unless the file ends first, and
-// returns how many are.
-func (w *tfWindowReader) fill(n int) (int, error) {
-	if w.hi-w.lo >= n {
-		return w.hi - w.lo, nil
+func (c *tfCursor) pos() int64 {
+	c.settle()
+	if c.cur == nil {
+		return c.pf.end
 	}
-	switch {
-	case n > len(w.buf):
-		nb := make([]byte, max(n, 2*len(w.buf)))
-		copy(nb, w.buf[w.lo:w.hi])
-		w.buf = nb
-	case w.check != nil && w.lo > 0:
-		next := <-w.pool
-		copy(next.buf, w.buf[w.lo:w.hi])
-		next.base, next.recs = w.base+int64(w.lo), next.recs[:0]
-		w.check <- w.cur
-		w.cur, w.buf = next, next.buf
-	case w.lo > 0:
-		copy(w.buf, w.buf[w.lo:w.hi])
-	}
-	w.base += int64(w.lo)
-	w.hi -= w.lo
-	w.lo = 0
-	for w.hi < n {
-		off := w.base + int64(w.hi)
-		if off >= w.size {
-			break
-		}
-		want := int(min(int64(len(w.buf)-w.hi), w.size-off))
-		m, err := w.r.ReadAt(w.buf[w.hi:w.hi+want], off)
-		w.hi += m
-		if m < want {
-			if err == nil || err == io.EOF {
-				// The file shrank since it was measured.
-				w.size = off + int64(m)
-				break
-			}
-			return w.hi, &Error{Path: w.path, Offset: off, Msg: "read: " + binOSMsg(err)}
-		}
-	}
-	return w.hi - w.lo, nil
+	return c.cur.base + int64(c.p)
 }
 
-// tfCRC8 holds slicing-by-8 tables for CRC-32C: record lengths, 8 bytes
-// each, are checked inline rather than through a call per record.
+// peek returns the next n unread bytes (n at most a window) without
+// consuming them, fewer only at the end. The result is valid until the
+// next call.
+func (c *tfCursor) peek(n int) []byte {
+	c.settle()
+	if c.cur == nil {
+		return nil
+	}
+	if c.p+n <= len(c.cur.buf) {
+		return c.cur.buf[c.p : c.p+n]
+	}
+	c.scratch = append(c.scratch[:0], c.cur.buf[c.p:]...)
+	for i := 0; len(c.scratch) < n; i++ {
+		if i == len(c.ahead) {
+			w, ok := <-c.pf.full
+			if !ok {
+				break
+			}
+			c.ahead = append(c.ahead, w)
+		}
+		w := c.ahead[i]
+		c.scratch = append(c.scratch, w.buf[:min(len(w.buf), n-len(c.scratch))]...)
+	}
+	return c.scratch
+}
+
+// take consumes the next n bytes and returns them: in place when they lie
+// in one window, else copied together. It returns fewer only at the end.
+// The result is valid until the next call.
+func (c *tfCursor) take(n int) (b []byte, inPlace bool) {
+	c.settle()
+	if c.cur == nil {
+		return nil, false
+	}
+	if c.p+n <= len(c.cur.buf) {
+		b = c.cur.buf[c.p : c.p+n]
+		c.p += n
+		return b, true
+	}
+	c.scratch = c.scratch[:0]
+	for c.cur != nil && len(c.scratch) < n {
+		k := min(len(c.cur.buf)-c.p, n-len(c.scratch))
+		c.scratch = append(c.scratch, c.cur.buf[c.p:c.p+k]...)
+		c.p += k
+		if len(c.scratch) < n {
+			c.settle()
+		}
+	}
+	return c.scratch, false
+}
+
+// stream consumes the next n bytes, handing them to fn (if not nil) piece
+// by piece, and returns how many there were.
+func (c *tfCursor) stream(n int64, fn func([]byte)) int64 {
+	var done int64
+	for done < n {
+		c.settle()
+		if c.cur == nil {
+			break
+		}
+		k := int(min(int64(len(c.cur.buf)-c.p), n-done))
+		if fn != nil {
+			fn(c.cur.buf[c.p : c.p+k])
+		}
+		c.p += k
+		done += int64(k)
+	}
+	return done
+}
+
+// release hands back the windows the cursor still holds.
+func (c *tfCursor) release() {
+	if c.cur != nil {
+		c.retire(c.cur)
+		c.cur = nil
+	}
+	for _, w := range c.ahead {
+		c.retire(w)
+	}
+	c.ahead = c.ahead[:0]
+}
+
+// tfCRC8 holds slicing-by-8 tables for CRC-32C, so that a record's
+// 8-byte length is checked inline rather than through a call.
 type tfCRC8 [8][256]uint32
 
 func newTFCRC8() *tfCRC8 {
@@ -234,67 +369,24 @@ func (t *tfCRC8) sum8(b []byte) uint32 {
 		t[3][hi&0xff] ^ t[2][hi>>8&0xff] ^ t[1][hi>>16&0xff] ^ t[0][hi>>24])
 }
 
-func (w *tfWindowReader) errorf(off int64, format string, args ...any) *Error {
-	return &Error{Path: w.path, Offset: off, Msg: fmt.Sprintf(format, args...)}
+// tfRecordCheck checks both CRCs of a whole record, saying what is wrong.
+func tfRecordCheck(rec []byte, crc8 *tfCRC8, tab *crc32.Table) string {
+	n := len(rec) - tfHeaderLen - tfFooterLen
+	if tfMask(crc8.sum8(rec)) != binary.LittleEndian.Uint32(rec[8:]) {
+		return tfLengthCRCMsg
+	}
+	if tfMask(crc32.Checksum(rec[tfHeaderLen:tfHeaderLen+n], tab)) != binary.LittleEndian.Uint32(rec[tfHeaderLen+n:]) {
+		return "record data CRC mismatch"
+	}
+	return ""
 }
 
-// tfFrame is the header of one record.
-type tfFrame struct {
-	off int64 // file offset of the length field
-	n   int   // payload length
-}
-
-// frameStatus says what header found.
-type frameStatus int
-
-const (
-	frameOK frameStatus = iota
-	frameEnd
-	frameTruncated // a good header whose record runs past the end of the file
-)
-
-// header reads and checks the 12-byte header at pos, leaving pos on it.
-func (w *tfWindowReader) header() (tfFrame, frameStatus, error) {
-	start := w.pos()
-	avail, err := w.fill(tfHeaderLen)
-	if err != nil {
-		return tfFrame{}, frameEnd, err
-	}
-	if avail == 0 {
-		if start == 0 {
-			return tfFrame{}, frameEnd, w.errorf(0, "empty file")
-		}
-		return tfFrame{}, frameEnd, nil
-	}
-	if avail < tfHeaderLen {
-		return tfFrame{}, frameEnd, w.errorf(start, "truncated record header (%d of %d bytes)", avail, tfHeaderLen)
-	}
-	h := w.buf[w.lo : w.lo+tfHeaderLen]
-	if tfMask(w.crc8.sum8(h)) != binary.LittleEndian.Uint32(h[8:]) {
-		return tfFrame{}, frameEnd, w.errorf(start, "record length CRC mismatch (not a TensorBoard event file, or corrupt)")
-	}
-	length := binary.LittleEndian.Uint64(h)
-	left := w.size - start - tfHeaderLen - tfFooterLen
-	if left < 0 || length > uint64(left) {
-		if start == 0 {
-			return tfFrame{}, frameEnd, w.errorf(0, "truncated first record (a %d-byte record in a %d-byte file)", length, w.size)
-		}
-		return tfFrame{off: start}, frameTruncated, nil
-	}
-	return tfFrame{off: start, n: int(length)}, frameOK, nil
-}
+const tfLengthCRCMsg = "record length CRC mismatch (not a TensorBoard event file, or corrupt)"
 
 // tfRestart is a SessionLog START that discards earlier points.
 type tfRestart struct {
 	off  int64
 	step int64
-}
-
-// tfScan is what the scan pass learns.
-type tfScan struct {
-	end      int64 // where the decode pass stops
-	trunc    bool
-	restarts []tfRestart
 }
 
 // tfEventHead is the top level of an Event.
@@ -314,8 +406,8 @@ func quickEventHead(b []byte) tfEventHead {
 		p = p[9:]
 	}
 	if len(p) > 0 && p[0] == 0x10 { // step
-		v, n := pbVarint(p[1:])
-		if n < 0 {
+		v, n := tfVarint(p[1:])
+		if n <= 0 {
 			h, _ = scanEventHead(b, true)
 			return h
 		}
@@ -410,167 +502,681 @@ func sessionLogIsStart(b []byte) bool {
 	return start
 }
 
-// tfScanPass frames and checks every record and finds the restarts that
-// discard points. Payload CRCs are checked by a second goroutine, a window
-// behind the framing.
-func tfScanPass(w *tfWindowReader) (tfScan, error) {
-	const windows = 3
-	pool := make(chan *tfBatch, windows)
-	check := make(chan *tfBatch, windows)
-	bad := make(chan int64, 1)
-	for range windows {
-		pool <- &tfBatch{buf: make([]byte, tfWindow)}
-	}
-	w.cur = <-pool
-	w.buf, w.check, w.pool = w.cur.buf, check, pool
-	go tfCheckCRCs(check, pool, bad)
-
-	c, err := tfFrameAll(w)
-	check <- w.cur
-	close(check)
-	firstBad := <-bad
-	w.check, w.pool, w.cur = nil, nil, nil
-	if firstBad >= 0 {
-		return c, w.errorf(firstBad, "record data CRC mismatch")
-	}
-	return c, err
+// tfChunk is a run of whole records that the decode pass handles as one.
+type tfChunk struct {
+	off, end int64
+	large    bool // one record larger than a window
 }
 
-// tfCheckCRCs checks the payload CRCs of batches, sending the offset of
-// the first bad record (or -1) once check is closed.
-func tfCheckCRCs(check <-chan *tfBatch, pool chan<- *tfBatch, bad chan<- int64) {
-	tab := crc32.MakeTable(crc32.Castagnoli)
-	first := int64(-1)
-	for b := range check {
-		for _, r := range b.recs {
-			if first >= 0 {
-				break
-			}
-			data := b.buf[r.at+tfHeaderLen : r.at+tfHeaderLen+r.n]
-			if tfMask(crc32.Checksum(data, tab)) != binary.LittleEndian.Uint32(b.buf[r.at+tfHeaderLen+r.n:]) {
-				first = b.base + int64(r.at)
-			}
+// tfScan is what the scan pass learns.
+type tfScan struct {
+	end      int64 // where the decode pass stops
+	trunc    bool
+	restarts []tfRestart
+	maxStep  int64 // the largest step of a summary so far
+	seen     bool  // whether there was a summary
+	chunks   []tfChunk
+	cut      int64 // where the open chunk starts
+	target   int64 // chunk size aimed at
+}
+
+// note takes in the top level of the event at off.
+func (scan *tfScan) note(head tfEventHead, off int64) error {
+	switch {
+	case head.summary:
+		if !scan.seen || head.step > scan.maxStep {
+			scan.maxStep = head.step
 		}
-		pool <- b
+		scan.seen = true
+	case head.start && scan.seen && head.step <= scan.maxStep:
+		// A START discards earlier points with step >= its step; a kept
+		// START with a step >= this one's is now redundant.
+		for len(scan.restarts) > 0 && scan.restarts[len(scan.restarts)-1].step >= head.step {
+			scan.restarts = scan.restarts[:len(scan.restarts)-1]
+		}
+		if len(scan.restarts) == tfMaxRestarts {
+			return fmt.Errorf("more than %d restarts (SessionLog START) that discard points", tfMaxRestarts)
+		}
+		scan.restarts = append(scan.restarts, tfRestart{off: off, step: head.step})
 	}
-	bad <- first
+	return nil
 }
 
-// tfFrameAll is the framing loop of the scan pass.
-func tfFrameAll(w *tfWindowReader) (tfScan, error) {
-	var c tfScan
-	maxStep, seen := int64(math.MinInt64), false
+// closeChunk ends the open chunk at end, if it holds anything.
+func (scan *tfScan) closeChunk(end int64) {
+	if end <= scan.cut {
+		return
+	}
+	scan.addChunk(tfChunk{off: scan.cut, end: end})
+	scan.cut = end
+}
+
+func (scan *tfScan) addChunk(c tfChunk) {
+	scan.chunks = append(scan.chunks, c)
+	if len(scan.chunks) < tfMaxChunks {
+		return
+	}
+	// Too many: merge neighbours, and aim at chunks twice the size.
+	out := scan.chunks[:0]
+	for _, c := range scan.chunks {
+		if n := len(out); n > 0 && !out[n-1].large && !c.large && out[n-1].end-out[n-1].off < scan.target {
+			out[n-1].end = c.end
+			continue
+		}
+		out = append(out, c)
+	}
+	scan.chunks = out
+	scan.target *= 2
+}
+
+// tfReadState is what both passes of one read share.
+type tfReadState struct {
+	path string
+	r    io.ReaderAt
+	size int64
+	win  int
+	crc8 *tfCRC8
+	tab  *crc32.Table
+}
+
+func (st *tfReadState) errorf(off int64, format string, args ...any) *Error {
+	return &Error{Path: st.path, Offset: off, Msg: fmt.Sprintf(format, args...)}
+}
+
+// scanPass frames every record. It trusts the lengths and leaves the CRCs
+// to the decode pass, checking only the record it stops at; if it fails,
+// the records before are checked so that the first bad one is named.
+func (st *tfReadState) scanPass() (tfScan, error) {
+	free := make(chan *tfWin, tfWindows)
+	for range tfWindows {
+		free <- &tfWin{buf: make([]byte, st.win)}
+	}
+	pf := tfStartPrefetch(st.path, st.r, 0, st.size, free)
+	c := &tfCursor{pf: pf, retire: func(w *tfWin) { free <- w }}
+	scan, err := st.frameAll(c)
+	c.release()
+	pf.close()
+	if err == nil {
+		err = pf.err
+	}
+	if err == nil {
+		return scan, nil
+	}
+	var e *Error
+	if errors.As(err, &e) && e.Offset > 0 {
+		if first := st.firstBadRecord(e.Offset); first != nil {
+			return scan, first
+		}
+	}
+	return scan, err
+}
+
+// frameAll is the framing loop of the scan pass.
+func (st *tfReadState) frameAll(c *tfCursor) (tfScan, error) {
+	scan := tfScan{target: tfChunkSize}
 	for {
-		fr, st, err := w.header()
-		if err != nil {
-			return c, err
-		}
-		if st == frameEnd {
-			c.end = w.pos()
-			return c, nil
-		}
-		if st == frameTruncated {
-			c.end, c.trunc = fr.off, true
-			return c, nil
-		}
-		var head tfEventHead
-		total := tfHeaderLen + fr.n + tfFooterLen
-		if total <= len(w.buf) {
-			if _, err := w.fill(total); err != nil {
-				return c, err
-			}
-			head = quickEventHead(w.buf[w.lo+tfHeaderLen : w.lo+tfHeaderLen+fr.n])
-			w.cur.recs = append(w.cur.recs, tfSpan{at: w.lo, n: fr.n})
-			w.lo += total
-		} else {
-			// Too large for the window: look at a prefix, checksum the
-			// rest as it streams by.
-			avail, err := w.fill(len(w.buf))
-			if err != nil {
-				return c, err
-			}
-			head, _ = scanEventHead(w.buf[w.lo+tfHeaderLen:w.lo+avail], false)
-			if head.summary && !head.hasStep {
-				// The step lies beyond the prefix; assume the worst.
-				head.step, head.hasStep = math.MaxInt64, true
-			}
-			crc, stored := uint32(0), uint32(0)
-			if err := w.skip(int64(total), &crc, &stored); err != nil {
-				return c, err
-			}
-			if tfMask(crc) != stored {
-				return c, w.errorf(fr.off, "record data CRC mismatch")
+		// The common case: the whole record lies in the current window.
+		if w := c.cur; w != nil && c.p+tfHeaderLen+tfFooterLen <= len(w.buf) {
+			p := c.p
+			if length := binary.LittleEndian.Uint64(w.buf[p:]); length <= uint64(len(w.buf)-p-tfHeaderLen-tfFooterLen) {
+				n := int(length)
+				off := w.base + int64(p)
+				c.p = p + tfHeaderLen + n + tfFooterLen
+				if err := scan.note(quickEventHead(w.buf[p+tfHeaderLen:p+tfHeaderLen+n]), off); err != nil {
+					return scan, st.errorf(off, "%s", err)
+				}
+				if end := w.base + int64(c.p); end-scan.cut >= scan.target {
+					scan.closeChunk(end)
+				}
+				continue
 			}
 		}
+
+		off := c.pos()
+		h := c.peek(tfHeaderLen)
 		switch {
-		case head.summary:
-			if !seen || head.step > maxStep {
-				maxStep = head.step
-			}
-			seen = true
-		case head.start && seen && head.step <= maxStep:
-			// A START discards earlier points with step >= its step; a
-			// kept START with a step >= this one's is now redundant.
-			for len(c.restarts) > 0 && c.restarts[len(c.restarts)-1].step >= head.step {
-				c.restarts = c.restarts[:len(c.restarts)-1]
-			}
-			if len(c.restarts) == tfMaxRestarts {
-				return c, w.errorf(fr.off, "more than %d restarts (SessionLog START) that discard points", tfMaxRestarts)
-			}
-			c.restarts = append(c.restarts, tfRestart{off: fr.off, step: head.step})
+		case len(h) == 0 && off == 0:
+			return scan, st.errorf(0, "empty file")
+		case len(h) == 0:
+			scan.end = off
+			scan.closeChunk(off)
+			return scan, nil
+		case len(h) < tfHeaderLen:
+			return scan, st.errorf(off, "truncated record header (%d of %d bytes)", len(h), tfHeaderLen)
 		}
+		length := binary.LittleEndian.Uint64(h)
+		lengthOK := tfMask(st.crc8.sum8(h)) == binary.LittleEndian.Uint32(h[8:])
+		if left := st.size - off - tfHeaderLen - tfFooterLen; left < 0 || length > uint64(left) {
+			if !lengthOK {
+				return scan, st.errorf(off, "%s", tfLengthCRCMsg)
+			}
+			if off == 0 {
+				return scan, st.errorf(0, "truncated first record (a %d-byte record in a %d-byte file)", length, st.size)
+			}
+			scan.end, scan.trunc = off, true
+			scan.closeChunk(off)
+			return scan, nil
+		}
+		n := int(length)
+		total := tfHeaderLen + n + tfFooterLen
+		var head tfEventHead
+		if total <= st.win {
+			rec, _ := c.take(total)
+			if len(rec) < total {
+				// The file shrank: the record is cut short.
+				if !lengthOK {
+					return scan, st.errorf(off, "%s", tfLengthCRCMsg)
+				}
+				scan.end, scan.trunc = off, true
+				scan.closeChunk(off)
+				return scan, nil
+			}
+			head = quickEventHead(rec[tfHeaderLen : tfHeaderLen+n])
+			if err := scan.note(head, off); err != nil {
+				return scan, st.errorf(off, "%s", err)
+			}
+			if end := off + int64(total); end-scan.cut >= scan.target {
+				scan.closeChunk(end)
+			}
+			continue
+		}
+		// Larger than a window: a chunk of its own, read by the decode
+		// pass as it streams by. Its length must be right before the
+		// framing relies on it.
+		if !lengthOK {
+			return scan, st.errorf(off, "%s", tfLengthCRCMsg)
+		}
+		head, _ = scanEventHead(c.peek(st.win)[tfHeaderLen:], false)
+		if head.summary && !head.hasStep {
+			// The step lies beyond the prefix; assume the worst.
+			head.step, head.hasStep = math.MaxInt64, true
+		}
+		if c.stream(int64(total), nil) < int64(total) {
+			scan.end, scan.trunc = off, true
+			scan.closeChunk(off)
+			return scan, nil
+		}
+		if err := scan.note(head, off); err != nil {
+			return scan, st.errorf(off, "%s", err)
+		}
+		scan.closeChunk(off)
+		scan.addChunk(tfChunk{off: off, end: off + int64(total), large: true})
+		scan.cut = off + int64(total)
 	}
 }
 
-// tfTag is what a read knows about one tag.
-type tfTag struct {
-	name   string
-	plugin string // from the latest metadata; metadata may come only with a tag's first value
-	asked  bool   // Want has been called
-	want   bool
-	next   *tfTag // the tag that followed this one last time
+// firstBadRecord checks the records before limit in order, and returns an
+// error for the first that fails a CRC check, if one does.
+func (st *tfReadState) firstBadRecord(limit int64) *Error {
+	buf := make([]byte, st.win)
+	var crc uint32
+	for off := int64(0); off < limit; {
+		h := buf[:tfHeaderLen]
+		if m, _ := st.r.ReadAt(h, off); m < tfHeaderLen {
+			return nil
+		}
+		if tfMask(st.crc8.sum8(h)) != binary.LittleEndian.Uint32(h[8:]) {
+			return st.errorf(off, "%s", tfLengthCRCMsg)
+		}
+		n := int64(binary.LittleEndian.Uint64(h))
+		if n > st.size-off-tfHeaderLen-tfFooterLen {
+			return nil
+		}
+		crc = 0
+		for at := off + tfHeaderLen; at < off+tfHeaderLen+n; {
+			k := min(int64(len(buf)), off+tfHeaderLen+n-at)
+			if m, _ := st.r.ReadAt(buf[:k], at); int64(m) < k {
+				return nil
+			}
+			crc = crc32.Update(crc, st.tab, buf[:k])
+			at += k
+		}
+		foot := buf[:tfFooterLen]
+		if m, _ := st.r.ReadAt(foot, off+tfHeaderLen+n); m < tfFooterLen {
+			return nil
+		}
+		if tfMask(crc) != binary.LittleEndian.Uint32(foot) {
+			return st.errorf(off, "record data CRC mismatch")
+		}
+		off += tfHeaderLen + n + tfFooterLen
+	}
+	return nil
 }
 
-// tfDecoder delivers the points of one file.
-type tfDecoder struct {
-	path    string
+// tfTag is a tag, shared by the workers and the delivering goroutine.
+type tfTag struct {
+	name string
+	// want is tfWantUnknown until the delivering goroutine has asked the
+	// sink; workers read it to stop decoding values nobody wants.
+	want atomic.Int32
+	// plugin comes from the latest metadata in file order (metadata may
+	// come only with a tag's first value); only the delivering goroutine
+	// touches it.
+	plugin string
+}
+
+const (
+	tfWantUnknown = iota
+	tfWantYes
+	tfWantNo
+)
+
+// tfRegistry holds the read's tags.
+type tfRegistry struct {
+	mu   sync.Mutex
+	tags map[string]*tfTag
+}
+
+func (r *tfRegistry) get(name []byte) *tfTag {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t := r.tags[string(name)]
+	if t == nil {
+		t = &tfTag{name: string(name)}
+		r.tags[t.name] = t
+	}
+	return t
+}
+
+// A tfEntry is one decoded value, or a change to a tag's plugin.
+type tfEntry struct {
+	t      *tfTag
+	off    int64 // the record's offset
+	step   int64
+	wall   float64
+	value  float64
+	kind   uint8
+	orphan bool   // discarded by a later restart
+	aux    string // tfeTensor: why it is not a scalar ("" when it is); tfeTensorErr: the error; tfePlugin: the plugin
+}
+
+const (
+	tfeSimple    = iota // a simple_value
+	tfeTensor           // a tensor, a scalar if its tag's plugin is "scalars"
+	tfeTensorErr        // a tensor that does not decode: an error if its tag is wanted
+	tfePlugin           // metadata naming the tag's plugin
+)
+
+// tfBatch is a run of decoded values of one chunk.
+type tfBatch struct {
+	entries []tfEntry
+	err     error // what stopped the chunk after these entries
+	owner   chan *tfBatch
+}
+
+// tfJob is a chunk given to a worker.
+type tfJob struct {
+	chunk tfChunk
+	out   chan *tfBatch
+}
+
+// tfDelivery is the delivering side of the decode pass.
+type tfDelivery struct {
 	sink    Sink
-	tags    map[string]*tfTag
-	last    *tfTag           // the tag of the previous value
-	skipped map[string]int64 // non-scalar values by kind
+	path    string
 	points  int64
 	dropped int64
-
-	off       int64 // record being decoded
-	wall      float64
-	step      int64
-	threshold int64 // points with step >= threshold are orphaned by a later restart
-	purge     bool
+	skipped map[string]int64
 }
 
-func (d *tfDecoder) errorf(format string, args ...any) *Error {
-	return &Error{Path: d.path, Offset: d.off, Msg: fmt.Sprintf(format, args...)}
+func (dv *tfDelivery) skip(kind string) {
+	tfCount(dv.skipped, kind, 1)
 }
 
-func (d *tfDecoder) malformed(what string, n int) *Error {
-	return d.errorf("malformed %s (%v)", what, protowire.ParseError(n))
+// tfCount adds n to a skip count, folding kinds past tfMaxSkipKinds into "other".
+func tfCount(m map[string]int64, kind string, n int64) {
+	if _, ok := m[kind]; !ok && len(m) >= tfMaxSkipKinds {
+		kind = "other"
+	}
+	m[kind] += n
 }
 
 const tfMaxSkipKinds = 16
 
-func (d *tfDecoder) skip(kind string) {
-	if _, ok := d.skipped[kind]; !ok && len(d.skipped) >= tfMaxSkipKinds {
-		kind = "other"
+// deliver hands a batch's points to the sink.
+func (dv *tfDelivery) deliver(b *tfBatch) error {
+	for i := range b.entries {
+		e := &b.entries[i]
+		t := e.t
+		switch e.kind {
+		case tfePlugin:
+			t.plugin = e.aux
+			continue
+		case tfeTensor, tfeTensorErr:
+			if t.plugin != "scalars" {
+				if t.plugin == "" {
+					dv.skip("tensors without a plugin")
+				} else {
+					dv.skip(t.plugin)
+				}
+				continue
+			}
+		}
+		want := t.want.Load()
+		if want == tfWantUnknown {
+			want = tfWantNo
+			if dv.sink.Want(t.name) {
+				want = tfWantYes
+			}
+			t.want.Store(want)
+		}
+		if want != tfWantYes {
+			continue
+		}
+		switch {
+		case e.kind == tfeTensorErr:
+			return &Error{Path: dv.path, Offset: e.off, Msg: e.aux}
+		case e.kind == tfeTensor && e.aux != "":
+			dv.skip(e.aux)
+			continue
+		case e.orphan:
+			dv.dropped++
+			continue
+		}
+		if err := dv.sink.Point(t.name, Point{Step: e.step, WallTime: e.wall, Value: e.value}); err != nil {
+			return err
+		}
+		dv.points++
 	}
-	d.skipped[kind]++
+	return b.err
 }
 
-// pbVarint is protowire.ConsumeVarint with the one-byte case first.
-func pbVarint(b []byte) (uint64, int) {
-	if len(b) > 0 && b[0] < 0x80 {
-		return uint64(b[0]), 1
+// decodePass decodes the chunks on workers and delivers their points in order.
+func (st *tfReadState) decodePass(scan tfScan, dv *tfDelivery) error {
+	reg := &tfRegistry{tags: make(map[string]*tfTag)}
+	workers := min(runtime.GOMAXPROCS(0), tfMaxWorkers, len(scan.chunks))
+	workers = max(workers, 1)
+	ahead := 2 * workers
+	jobs := make(chan *tfJob, ahead)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var pool []*tfWorker
+	for range workers {
+		wk := st.newWorker(reg, scan.restarts)
+		pool = append(pool, wk)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			wk.run(jobs, stop)
+		}()
 	}
-	return protowire.ConsumeVarint(b)
+	stopped := false
+	finish := func() {
+		if !stopped {
+			close(stop)
+			stopped = true
+		}
+	}
+	defer func() {
+		finish()
+		wg.Wait()
+	}()
+	inline := st.newWorker(reg, scan.restarts) // for the large records
+
+	var queue []*tfJob
+	sent := 0
+	for range scan.chunks {
+		for sent < len(scan.chunks) && len(queue) < ahead {
+			j := &tfJob{chunk: scan.chunks[sent], out: make(chan *tfBatch, 1)}
+			if !j.chunk.large {
+				jobs <- j
+			}
+			queue = append(queue, j)
+			sent++
+		}
+		j := queue[0]
+		queue = queue[1:]
+		if j.chunk.large {
+			b := inline.large(j.chunk)
+			err := dv.deliver(b)
+			b.entries, b.err = b.entries[:0], nil
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		for b := range j.out {
+			err := dv.deliver(b)
+			b.entries, b.err = b.entries[:0], nil
+			b.owner <- b
+			if err != nil {
+				return err
+			}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	for _, wk := range append(pool, inline) {
+		for k, n := range wk.skipped {
+			tfCount(dv.skipped, k, n)
+		}
+	}
+	return nil
+}
+
+// tfWorker decodes records into batches.
+type tfWorker struct {
+	st       *tfReadState
+	reg      *tfRegistry
+	local    map[string]*tfLocalTag
+	last     *tfLocalTag // the tag of the previous value
+	skipped  map[string]int64
+	restarts []tfRestart
+	free     chan *tfBatch
+	batch    *tfBatch
+	buf      []byte
+
+	gen       int   // chunks taken, counting from 1
+	off       int64 // the record being decoded
+	wall      float64
+	step      int64
+	next      int   // first restart after the record
+	threshold int64 // points with step >= threshold are orphaned by restarts[next]
+	purge     bool
+}
+
+// tfLocalTag is a worker's view of a tag.
+type tfLocalTag struct {
+	t      *tfTag
+	next   *tfLocalTag // the tag that followed this one last time
+	plugin string      // the plugin last passed on for it in chunk gen
+	gen    int
+}
+
+func (st *tfReadState) newWorker(reg *tfRegistry, restarts []tfRestart) *tfWorker {
+	wk := &tfWorker{st: st, reg: reg, local: make(map[string]*tfLocalTag), skipped: make(map[string]int64),
+		restarts: restarts, free: make(chan *tfBatch, 2)}
+	for range 2 {
+		wk.free <- &tfBatch{entries: make([]tfEntry, 0, tfBatchLen), owner: wk.free}
+	}
+	wk.batch = <-wk.free
+	if wk.purge = len(restarts) > 0; wk.purge {
+		wk.threshold = restarts[0].step
+	}
+	return wk
+}
+
+func (wk *tfWorker) errorf(format string, args ...any) *Error {
+	return &Error{Path: wk.st.path, Offset: wk.off, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (wk *tfWorker) malformed(what string, n int) *Error {
+	return wk.errorf("malformed %s (%v)", what, protowire.ParseError(n))
+}
+
+func (wk *tfWorker) skip(kind string) { tfCount(wk.skipped, kind, 1) }
+
+// seek points the restart state at the first restart after off.
+func (wk *tfWorker) seek(off int64) {
+	r, i := wk.restarts, wk.next
+	if len(r) == 0 || (i == len(r) || r[i].off > off) && (i == 0 || r[i-1].off <= off) {
+		return
+	}
+	wk.next = sort.Search(len(r), func(i int) bool { return r[i].off > off })
+	wk.purge = wk.next < len(r)
+	if wk.purge {
+		wk.threshold = r[wk.next].step
+	}
+}
+
+// run takes jobs until there are none or the pass stops.
+func (wk *tfWorker) run(jobs <-chan *tfJob, stop <-chan struct{}) {
+	for {
+		select {
+		case j, ok := <-jobs:
+			if !ok {
+				return
+			}
+			ok = wk.chunk(j, stop)
+			close(j.out)
+			if !ok {
+				return
+			}
+		case <-stop:
+			return
+		}
+	}
+}
+
+// send hands the current batch on and takes a fresh one; false when the pass stopped.
+func (wk *tfWorker) send(out chan<- *tfBatch, stop <-chan struct{}) bool {
+	select {
+	case out <- wk.batch:
+	case <-stop:
+		return false
+	}
+	select {
+	case wk.batch = <-wk.free:
+		return true
+	case <-stop:
+		return false
+	}
+}
+
+// chunk decodes the records of one chunk; false when the pass stopped.
+func (wk *tfWorker) chunk(j *tfJob, stop <-chan struct{}) bool {
+	st := wk.st
+	wk.gen++
+	if wk.buf == nil {
+		wk.buf = make([]byte, st.win)
+	}
+	buf := wk.buf
+	base, lo, hi := j.chunk.off, 0, 0 // buf[lo:hi] holds the file from base+lo
+	fail := func(err error) bool {
+		wk.batch.err = err
+		return wk.send(j.out, stop)
+	}
+	for {
+		off := base + int64(lo)
+		if off >= j.chunk.end {
+			break
+		}
+		if hi-lo < tfHeaderLen+tfFooterLen || hi-lo < tfHeaderLen+int(min(binary.LittleEndian.Uint64(buf[lo:]), uint64(st.win)))+tfFooterLen {
+			copy(buf, buf[lo:hi])
+			base, hi, lo = off, hi-lo, 0
+			want := int(min(int64(len(buf)-hi), j.chunk.end-(base+int64(hi))))
+			m, err := st.r.ReadAt(buf[hi:hi+want], base+int64(hi))
+			hi += m
+			if m < want {
+				if err != nil && err != io.EOF {
+					return fail(st.errorf(base+int64(hi), "read: %s", binOSMsg(err)))
+				}
+				return fail(st.errorf(off, "the file changed while being read"))
+			}
+			if hi < tfHeaderLen+tfFooterLen {
+				return fail(st.errorf(off, "the file changed while being read"))
+			}
+		}
+		length := binary.LittleEndian.Uint64(buf[lo:])
+		if length > uint64(hi-lo-tfHeaderLen-tfFooterLen) {
+			// Checked by the scan pass only if this record's length was
+			// right: it may be a wrong one that derailed the framing.
+			if tfMask(st.crc8.sum8(buf[lo:])) != binary.LittleEndian.Uint32(buf[lo+8:]) {
+				return fail(st.errorf(off, "%s", tfLengthCRCMsg))
+			}
+			return fail(st.errorf(off, "the file changed while being read"))
+		}
+		n := int(length)
+		rec := buf[lo : lo+tfHeaderLen+n+tfFooterLen]
+		if msg := tfRecordCheck(rec, st.crc8, st.tab); msg != "" {
+			return fail(st.errorf(off, "%s", msg))
+		}
+		wk.off = off
+		wk.seek(off)
+		if err := wk.event(rec[tfHeaderLen : tfHeaderLen+n]); err != nil {
+			return fail(err)
+		}
+		lo += len(rec)
+		if len(wk.batch.entries) >= tfBatchLen-64 {
+			if !wk.send(j.out, stop) {
+				return false
+			}
+		}
+	}
+	if len(wk.batch.entries) > 0 {
+		return wk.send(j.out, stop)
+	}
+	return true
+}
+
+// large decodes a chunk of one record larger than a window, on the
+// delivering goroutine; the batch it returns is its own to reuse.
+func (wk *tfWorker) large(c tfChunk) *tfBatch {
+	st := wk.st
+	b := wk.batch
+	wk.gen++
+	wk.off = c.off
+	total := c.end - c.off
+	n := total - tfHeaderLen - tfFooterLen
+	prefix := make([]byte, min(total, int64(st.win)))
+	if m, _ := st.r.ReadAt(prefix, c.off); m < len(prefix) {
+		b.err = st.errorf(c.off, "the file changed while being read")
+		return b
+	}
+	if tfMask(st.crc8.sum8(prefix)) != binary.LittleEndian.Uint32(prefix[8:]) || int64(binary.LittleEndian.Uint64(prefix)) != n {
+		b.err = st.errorf(c.off, "%s", tfLengthCRCMsg)
+		return b
+	}
+	head, _ := scanEventHead(prefix[tfHeaderLen:], false)
+	if !head.summary || n > tfMaxRecord {
+		// Stream it through the checksum; it is not decoded.
+		var crc uint32
+		for at := c.off + tfHeaderLen; at < c.off+tfHeaderLen+n; {
+			k := min(int64(len(prefix)), c.off+tfHeaderLen+n-at)
+			if m, _ := st.r.ReadAt(prefix[:k], at); int64(m) < k {
+				b.err = st.errorf(c.off, "the file changed while being read")
+				return b
+			}
+			crc = crc32.Update(crc, st.tab, prefix[:k])
+			at += k
+		}
+		foot := prefix[:tfFooterLen]
+		if m, _ := st.r.ReadAt(foot, c.end-tfFooterLen); m < tfFooterLen {
+			b.err = st.errorf(c.off, "the file changed while being read")
+			return b
+		}
+		switch {
+		case tfMask(crc) != binary.LittleEndian.Uint32(foot):
+			b.err = st.errorf(c.off, "record data CRC mismatch")
+		case head.summary:
+			b.err = st.errorf(c.off, "summary record of %d bytes is larger than the %d-byte limit", n, tfMaxRecord)
+		}
+		return b
+	}
+	rec := make([]byte, total)
+	if m, _ := st.r.ReadAt(rec, c.off); int64(m) < total {
+		b.err = st.errorf(c.off, "the file changed while being read")
+		return b
+	}
+	if msg := tfRecordCheck(rec, st.crc8, st.tab); msg != "" {
+		b.err = st.errorf(c.off, "%s", msg)
+		return b
+	}
+	wk.seek(c.off)
+	if err := wk.event(rec[tfHeaderLen : tfHeaderLen+n]); err != nil {
+		b.err = err
+	}
+	return b
 }
 
 // pbShortBytes reads a length-delimited field whose length fits one byte,
@@ -593,33 +1199,102 @@ const (
 	keyValueSimple  = 2<<3 | 5 // Summary.Value.simple_value, fixed32
 )
 
+// tfVarint decodes a varint, returning n <= 0 when b holds no complete
+// one. Varints of up to 8 bytes, when 8 bytes are there to load, are
+// decoded without a loop.
+func tfVarint(b []byte) (v uint64, n int) {
+	if len(b) >= 8 {
+		x := binary.LittleEndian.Uint64(b)
+		if stop := ^x & 0x8080808080808080; stop != 0 {
+			n = bits.TrailingZeros64(stop)/8 + 1
+			x &= 0x7f7f7f7f7f7f7f7f >> (64 - 8*n)
+			x = x&0x007f007f007f007f | x&0x7f007f007f007f00>>1
+			x = x&0x00003fff00003fff | x&0x3fff00003fff0000>>2
+			x = x&0x000000000fffffff | x&0x0fffffff00000000>>4
+			return x, n
+		}
+	}
+	v, n = protowire.ConsumeVarint(b)
+	if n < 0 {
+		n = 0
+	}
+	return v, n
+}
+
 // event decodes one Event.
-func (d *tfDecoder) event(b []byte) error {
-	d.wall, d.step = 0, 0
+func (wk *tfWorker) event(b []byte) error {
+	// Nearly every record of a scalar log has one shape: wall_time, step,
+	// and a summary holding one simple_value. Take it in one sweep; any
+	// other layout goes the general way.
+	if len(b) > 9 && b[0] == keyEventWall {
+		p := b[9:]
+		var step uint64
+		n := 0
+		if p[0] == keyEventStep {
+			if step, n = tfVarint(p[1:]); n > 0 {
+				p = p[1+n:]
+			}
+		}
+		if n >= 0 && len(p) >= 4 && p[0] == keyEventSummary && p[1] < 0x80 && int(p[1]) == len(p)-2 &&
+			p[2] == keySummaryValue && p[3] < 0x80 && int(p[3]) == len(p)-4 {
+			v := p[4:]
+			if len(v) >= 2 && v[0] == keyValueTag && v[1] < 0x80 && int(v[1])+7 == len(v) && v[2+v[1]] == keyValueSimple {
+				wk.wall = math.Float64frombits(binary.LittleEndian.Uint64(b[1:]))
+				wk.step = int64(step)
+				wk.simple(v[2:2+v[1]], binary.LittleEndian.Uint32(v[3+v[1]:]))
+				return nil
+			}
+		}
+	}
+	return wk.eventSlow(b)
+}
+
+// add appends an entry for the current record.
+func (wk *tfWorker) add(t *tfTag, kind uint8, value float64, aux string) {
+	wk.batch.entries = append(wk.batch.entries, tfEntry{t: t, off: wk.off, step: wk.step, wall: wk.wall, value: value,
+		kind: kind, orphan: wk.purge && wk.step >= wk.threshold, aux: aux})
+}
+
+// simple takes in a simple_value.
+func (wk *tfWorker) simple(tag []byte, bits uint32) {
+	if len(tag) == 0 {
+		wk.skip("values without a tag")
+		return
+	}
+	t := wk.lookup(tag).t
+	if t.want.Load() == tfWantNo {
+		return
+	}
+	wk.add(t, tfeSimple, float64(math.Float32frombits(bits)), "")
+}
+
+// eventSlow decodes an Event of any layout.
+func (wk *tfWorker) eventSlow(b []byte) error {
+	wk.wall, wk.step = 0, 0
 	var summary []byte
 	summaries := 0
 	for p := b; len(p) > 0; {
 		switch p[0] {
 		case keyEventWall:
 			if len(p) < 9 {
-				return d.malformed("event", -1)
+				return wk.malformed("event", -1)
 			}
-			d.wall = math.Float64frombits(binary.LittleEndian.Uint64(p[1:]))
+			wk.wall = math.Float64frombits(binary.LittleEndian.Uint64(p[1:]))
 			p = p[9:]
 			continue
 		case keyEventStep:
-			v, n := pbVarint(p[1:])
-			if n < 0 {
-				return d.malformed("event", n)
+			v, n := tfVarint(p[1:])
+			if n <= 0 {
+				return wk.malformed("event", -1)
 			}
-			d.step = int64(v)
+			wk.step = int64(v)
 			p = p[1+n:]
 			continue
 		case keyEventSummary:
 			s, n, ok := pbShortBytes(p[1:])
 			if !ok {
 				if s, n = protowire.ConsumeBytes(p[1:]); n < 0 {
-					return d.malformed("event", n)
+					return wk.malformed("event", n)
 				}
 			}
 			if summaries == 0 {
@@ -631,18 +1306,18 @@ func (d *tfDecoder) event(b []byte) error {
 		}
 		num, typ, n := protowire.ConsumeTag(p)
 		if n < 0 {
-			return d.malformed("event", n)
+			return wk.malformed("event", n)
 		}
 		p = p[n:]
 		switch {
 		case num == 1 && typ == protowire.Fixed64Type:
 			var v uint64
 			v, n = protowire.ConsumeFixed64(p)
-			d.wall = math.Float64frombits(v)
+			wk.wall = math.Float64frombits(v)
 		case num == 2 && typ == protowire.VarintType:
 			var v uint64
 			v, n = protowire.ConsumeVarint(p)
-			d.step = int64(v)
+			wk.step = int64(v)
 		case num == 5 && typ == protowire.BytesType:
 			var s []byte
 			if s, n = protowire.ConsumeBytes(p); summaries == 0 {
@@ -653,12 +1328,12 @@ func (d *tfDecoder) event(b []byte) error {
 			n = protowire.ConsumeFieldValue(num, typ, p)
 		}
 		if n < 0 {
-			return d.malformed("event", n)
+			return wk.malformed("event", n)
 		}
 		p = p[n:]
 	}
 	if summaries <= 1 {
-		return d.summary(summary)
+		return wk.summary(summary)
 	}
 	// Repeated summary fields merge: their values concatenate.
 	for len(b) > 0 {
@@ -666,7 +1341,7 @@ func (d *tfDecoder) event(b []byte) error {
 		b = b[n:]
 		if num == 5 && typ == protowire.BytesType {
 			s, m := protowire.ConsumeBytes(b)
-			if err := d.summary(s); err != nil {
+			if err := wk.summary(s); err != nil {
 				return err
 			}
 			b = b[m:]
@@ -678,16 +1353,16 @@ func (d *tfDecoder) event(b []byte) error {
 }
 
 // summary decodes the values of one Summary.
-func (d *tfDecoder) summary(b []byte) error {
+func (wk *tfWorker) summary(b []byte) error {
 	for len(b) > 0 {
 		if b[0] == keySummaryValue {
 			v, m, ok := pbShortBytes(b[1:])
 			if !ok {
 				if v, m = protowire.ConsumeBytes(b[1:]); m < 0 {
-					return d.malformed("summary", m)
+					return wk.malformed("summary", m)
 				}
 			}
-			if err := d.value(v); err != nil {
+			if err := wk.value(v); err != nil {
 				return err
 			}
 			b = b[1+m:]
@@ -695,15 +1370,15 @@ func (d *tfDecoder) summary(b []byte) error {
 		}
 		num, typ, n := protowire.ConsumeTag(b)
 		if n < 0 {
-			return d.malformed("summary", n)
+			return wk.malformed("summary", n)
 		}
 		b = b[n:]
 		if num == 1 && typ == protowire.BytesType {
 			v, m := protowire.ConsumeBytes(b)
 			if m < 0 {
-				return d.malformed("summary", m)
+				return wk.malformed("summary", m)
 			}
-			if err := d.value(v); err != nil {
+			if err := wk.value(v); err != nil {
 				return err
 			}
 			b = b[m:]
@@ -711,7 +1386,7 @@ func (d *tfDecoder) summary(b []byte) error {
 		}
 		m := protowire.ConsumeFieldValue(num, typ, b)
 		if m < 0 {
-			return d.malformed("summary", m)
+			return wk.malformed("summary", m)
 		}
 		b = b[m:]
 	}
@@ -728,28 +1403,28 @@ const (
 	tfKindAudio
 )
 
-// lookup finds a tag's entry. Writers log tags in the same order step
-// after step, so the tag that followed the previous one last time is
-// tried before the map.
-func (d *tfDecoder) lookup(tag []byte) *tfTag {
-	var t *tfTag
-	if d.last != nil && d.last.next != nil && d.last.next.name == string(tag) {
-		t = d.last.next
+// lookup finds a tag. Writers log tags in the same order step after step,
+// so the tag that followed the previous one last time is tried before the
+// map.
+func (wk *tfWorker) lookup(tag []byte) *tfLocalTag {
+	var l *tfLocalTag
+	if wk.last != nil && wk.last.next != nil && wk.last.next.t.name == string(tag) {
+		l = wk.last.next
 	} else {
-		if t = d.tags[string(tag)]; t == nil {
-			t = &tfTag{name: string(tag)}
-			d.tags[t.name] = t
+		if l = wk.local[string(tag)]; l == nil {
+			l = &tfLocalTag{t: wk.reg.get(tag)}
+			wk.local[l.t.name] = l
 		}
-		if d.last != nil {
-			d.last.next = t
+		if wk.last != nil {
+			wk.last.next = l
 		}
 	}
-	d.last = t
-	return t
+	wk.last = l
+	return l
 }
 
-// value decodes one Summary.Value and delivers it if it is a wanted scalar.
-func (d *tfDecoder) value(b []byte) error {
+// value decodes one Summary.Value.
+func (wk *tfWorker) value(b []byte) error {
 	var tag, tensor, plugin []byte
 	var simple uint32
 	kind, hasPlugin := tfKindNoValue, false
@@ -763,7 +1438,7 @@ func (d *tfDecoder) value(b []byte) error {
 			}
 		case keyValueSimple:
 			if len(b) < 5 {
-				return d.malformed("summary value", -1)
+				return wk.malformed("summary value", -1)
 			}
 			simple, kind = binary.LittleEndian.Uint32(b[1:]), tfKindSimple
 			b = b[5:]
@@ -771,7 +1446,7 @@ func (d *tfDecoder) value(b []byte) error {
 		}
 		num, typ, n := protowire.ConsumeTag(b)
 		if n < 0 {
-			return d.malformed("summary value", n)
+			return wk.malformed("summary value", n)
 		}
 		b = b[n:]
 		switch {
@@ -803,71 +1478,49 @@ func (d *tfDecoder) value(b []byte) error {
 			n = protowire.ConsumeFieldValue(num, typ, b)
 		}
 		if n < 0 {
-			return d.malformed("summary value", n)
+			return wk.malformed("summary value", n)
 		}
 		b = b[n:]
 	}
 
 	if len(tag) == 0 {
-		d.skip("values without a tag")
+		wk.skip("values without a tag")
 		return nil
 	}
-	t := d.lookup(tag)
-	if hasPlugin && t.plugin != string(plugin) {
-		t.plugin = string(plugin)
+	l := wk.lookup(tag)
+	t := l.t
+	unwanted := t.want.Load() == tfWantNo
+	if hasPlugin && !unwanted && (l.gen != wk.gen || l.plugin != string(plugin)) {
+		// Said once per tag and chunk, and again when it changes.
+		l.plugin, l.gen = string(plugin), wk.gen
+		wk.add(t, tfePlugin, 0, l.plugin)
 	}
 	switch kind {
 	case tfKindSimple:
+		if !unwanted {
+			wk.add(t, tfeSimple, float64(math.Float32frombits(simple)), "")
+		}
 	case tfKindTensor:
-		if t.plugin != "scalars" {
-			if t.plugin == "" {
-				d.skip("tensors without a plugin")
-			} else {
-				d.skip(t.plugin)
-			}
+		if unwanted {
 			return nil
 		}
+		v, why, err := wk.scalarTensor(tensor)
+		if err != nil {
+			var e *Error
+			errors.As(err, &e)
+			wk.add(t, tfeTensorErr, 0, e.Msg)
+			return nil
+		}
+		wk.add(t, tfeTensor, v, why)
 	case tfKindImage:
-		d.skip("images")
-		return nil
+		wk.skip("images")
 	case tfKindHisto:
-		d.skip("histograms")
-		return nil
+		wk.skip("histograms")
 	case tfKindAudio:
-		d.skip("audio")
-		return nil
+		wk.skip("audio")
 	default:
-		d.skip("values without data")
-		return nil
+		wk.skip("values without data")
 	}
-	if !t.asked {
-		t.want, t.asked = d.sink.Want(t.name), true
-	}
-	if !t.want {
-		return nil
-	}
-	var v float64
-	if kind == tfKindSimple {
-		v = float64(math.Float32frombits(simple))
-	} else {
-		var why string
-		var err error
-		if v, why, err = d.scalarTensor(tensor); err != nil {
-			return err
-		}
-		if why != "" {
-			d.skip(why)
-			return nil
-		}
-	}
-	if d.purge && d.step >= d.threshold {
-		d.dropped++
-		return nil
-	}
-	if err := d.sink.Point(t.name, Point{Step: d.step, WallTime: d.wall, Value: v}); err != nil {
-		return err
-	}
-	d.points++
 	return nil
 }
 
@@ -947,7 +1600,7 @@ func tfDTypeSize(dtype uint64) (size int, field protowire.Number, ok bool) {
 
 // scalarTensor reads the value of a one-element numeric TensorProto. A
 // tensor that is not one is reported by why, for the skip note.
-func (d *tfDecoder) scalarTensor(b []byte) (v float64, why string, err error) {
+func (wk *tfWorker) scalarTensor(b []byte) (v float64, why string, err error) {
 	var dtype uint64
 	var content []byte
 	hasContent := false
@@ -960,7 +1613,7 @@ func (d *tfDecoder) scalarTensor(b []byte) (v float64, why string, err error) {
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)
 		if n < 0 {
-			return 0, "", d.malformed("tensor", n)
+			return 0, "", wk.malformed("tensor", n)
 		}
 		b = b[n:]
 		switch {
@@ -969,7 +1622,7 @@ func (d *tfDecoder) scalarTensor(b []byte) (v float64, why string, err error) {
 		case num == 2 && typ == protowire.BytesType:
 			var shape []byte
 			if shape, n = protowire.ConsumeBytes(b); n >= 0 {
-				if elems, err = d.shapeElems(shape); err != nil {
+				if elems, err = wk.shapeElems(shape); err != nil {
 					return 0, "", err
 				}
 			}
@@ -984,7 +1637,7 @@ func (d *tfDecoder) scalarTensor(b []byte) (v float64, why string, err error) {
 			raw := b[:n]
 			c, ok := tfCountValues(num, typ, raw)
 			if !ok {
-				return 0, "", d.errorf("malformed tensor (bad %s values)", tfValueField(num))
+				return 0, "", wk.errorf("malformed tensor (bad %s values)", tfValueField(num))
 			}
 			if count[num] == 0 && c > 0 {
 				vals[num], wire[num] = raw, typ
@@ -994,7 +1647,7 @@ func (d *tfDecoder) scalarTensor(b []byte) (v float64, why string, err error) {
 			n = protowire.ConsumeFieldValue(num, typ, b)
 		}
 		if n < 0 {
-			return 0, "", d.malformed("tensor", n)
+			return 0, "", wk.malformed("tensor", n)
 		}
 		b = b[n:]
 	}
@@ -1009,7 +1662,7 @@ func (d *tfDecoder) scalarTensor(b []byte) (v float64, why string, err error) {
 	switch {
 	case hasContent && len(content) > 0:
 		if len(content)%size != 0 {
-			return 0, "", d.errorf("malformed tensor (%d content bytes for %d-byte elements)", len(content), size)
+			return 0, "", wk.errorf("malformed tensor (%d content bytes for %d-byte elements)", len(content), size)
 		}
 		if len(content) > size {
 			return 0, "scalars-plugin tensors with more than one element", nil
@@ -1025,7 +1678,7 @@ func (d *tfDecoder) scalarTensor(b []byte) (v float64, why string, err error) {
 			bits = binary.LittleEndian.Uint64(content)
 		}
 	case count[field] == 0:
-		return 0, "", d.errorf("malformed tensor (a scalar with no value)")
+		return 0, "", wk.errorf("malformed tensor (a scalar with no value)")
 	case count[field] > 1:
 		return 0, "scalars-plugin tensors with more than one element", nil
 	default:
@@ -1154,19 +1807,19 @@ func tfCountValues(num protowire.Number, typ protowire.Type, raw []byte) (int, b
 
 // shapeElems multiplies the dimensions of a TensorShapeProto, stopping
 // early once the tensor is known not to hold exactly one element.
-func (d *tfDecoder) shapeElems(b []byte) (int64, error) {
+func (wk *tfWorker) shapeElems(b []byte) (int64, error) {
 	elems := int64(1)
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)
 		if n < 0 {
-			return 0, d.malformed("tensor shape", n)
+			return 0, wk.malformed("tensor shape", n)
 		}
 		b = b[n:]
 		if num == 3 && typ == protowire.VarintType {
 			// unknown_rank
 			v, m := protowire.ConsumeVarint(b)
 			if m < 0 {
-				return 0, d.malformed("tensor shape", m)
+				return 0, wk.malformed("tensor shape", m)
 			}
 			if v != 0 {
 				elems = -1
@@ -1177,27 +1830,27 @@ func (d *tfDecoder) shapeElems(b []byte) (int64, error) {
 		if num != 2 || typ != protowire.BytesType {
 			m := protowire.ConsumeFieldValue(num, typ, b)
 			if m < 0 {
-				return 0, d.malformed("tensor shape", m)
+				return 0, wk.malformed("tensor shape", m)
 			}
 			b = b[m:]
 			continue
 		}
 		dim, m := protowire.ConsumeBytes(b)
 		if m < 0 {
-			return 0, d.malformed("tensor shape", m)
+			return 0, wk.malformed("tensor shape", m)
 		}
 		b = b[m:]
 		size := int64(0) // proto3 default
 		for len(dim) > 0 {
 			dn, dt, k := protowire.ConsumeTag(dim)
 			if k < 0 {
-				return 0, d.malformed("tensor shape", k)
+				return 0, wk.malformed("tensor shape", k)
 			}
 			dim = dim[k:]
 			if dn == 1 && dt == protowire.VarintType {
 				v, j := protowire.ConsumeVarint(dim)
 				if j < 0 {
-					return 0, d.malformed("tensor shape", j)
+					return 0, wk.malformed("tensor shape", j)
 				}
 				size = int64(v)
 				dim = dim[j:]
@@ -1205,7 +1858,7 @@ func (d *tfDecoder) shapeElems(b []byte) (int64, error) {
 			}
 			j := protowire.ConsumeFieldValue(dn, dt, dim)
 			if j < 0 {
-				return 0, d.malformed("tensor shape", j)
+				return 0, wk.malformed("tensor shape", j)
 			}
 			dim = dim[j:]
 		}
@@ -1219,117 +1872,28 @@ func (d *tfDecoder) shapeElems(b []byte) (int64, error) {
 // readTFEventsFrom reads an event file of size bytes from r.
 func readTFEventsFrom(path string, r io.ReaderAt, size int64, sink Sink) (Info, error) {
 	info := Info{Format: TFEvents}
-	w := &tfWindowReader{path: path, r: r, size: size, crc8: newTFCRC8()}
-	scan, err := tfScanPass(w)
+	st := &tfReadState{path: path, r: r, size: size, win: tfWindowSize(size),
+		crc8: newTFCRC8(), tab: crc32.MakeTable(crc32.Castagnoli)}
+	scan, err := st.scanPass()
 	if err != nil {
 		return info, err
 	}
-
-	w.reset()
-	w.size = scan.end
-	d := &tfDecoder{path: path, sink: sink, tags: make(map[string]*tfTag), skipped: make(map[string]int64)}
-	err = d.decodePass(w, scan.restarts)
-	info.Points = d.points
+	dv := &tfDelivery{sink: sink, path: path, skipped: make(map[string]int64)}
+	err = st.decodePass(scan, dv)
+	info.Points = dv.points
 	if err != nil {
 		return info, err
 	}
-	if len(d.skipped) > 0 {
-		info.Notes = append(info.Notes, tfSkipNote(d.skipped))
+	if len(dv.skipped) > 0 {
+		info.Notes = append(info.Notes, tfSkipNote(dv.skipped))
 	}
-	if d.dropped > 0 {
-		info.Notes = append(info.Notes, fmt.Sprintf("dropped %d points written before a restart (SessionLog START) with a step at or after the restart's step, as TensorBoard does", d.dropped))
+	if dv.dropped > 0 {
+		info.Notes = append(info.Notes, fmt.Sprintf("dropped %d points written before a restart (SessionLog START) with a step at or after the restart's step, as TensorBoard does", dv.dropped))
 	}
 	if scan.trunc {
 		info.Notes = append(info.Notes, fmt.Sprintf("stopped at a truncated record at byte %d (the writer was still running or crashed)", scan.end))
 	}
 	return info, nil
-}
-
-// decodePass delivers the points of the records the scan pass checked,
-// up to w.size.
-func (d *tfDecoder) decodePass(w *tfWindowReader, restarts []tfRestart) error {
-	next := 0 // first restart after the current record
-	for w.pos() < w.size {
-		off := w.pos()
-		avail, err := w.fill(tfHeaderLen)
-		if err != nil {
-			return err
-		}
-		if avail < tfHeaderLen {
-			return w.errorf(off, "the file changed while being read")
-		}
-		length := binary.LittleEndian.Uint64(w.buf[w.lo:])
-		if length > uint64(w.size-off-tfHeaderLen-tfFooterLen) {
-			return w.errorf(off, "the file changed while being read")
-		}
-		n := int(length)
-		total := tfHeaderLen + n + tfFooterLen
-		d.off = off
-		for next < len(restarts) && restarts[next].off <= off {
-			next++
-		}
-		d.purge = next < len(restarts)
-		if d.purge {
-			d.threshold = restarts[next].step
-		}
-		if total > len(w.buf) {
-			// Too large for the window: load it only if it holds a summary.
-			avail, err := w.fill(len(w.buf))
-			if err != nil {
-				return err
-			}
-			if head, _ := scanEventHead(w.buf[w.lo+tfHeaderLen:w.lo+avail], false); !head.summary {
-				if err := w.skip(int64(total), nil, nil); err != nil {
-					return err
-				}
-				continue
-			}
-			if n > tfMaxRecord {
-				return w.errorf(off, "summary record of %d bytes is larger than the %d-byte limit", n, tfMaxRecord)
-			}
-		}
-		if avail, err = w.fill(total); err != nil {
-			return err
-		}
-		if avail < total {
-			return w.errorf(off, "the file changed while being read")
-		}
-		data := w.buf[w.lo+tfHeaderLen : w.lo+tfHeaderLen+n]
-		w.lo += total
-		if err := d.event(data); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// skip moves pos past a record of total bytes. With crc set, it also
-// computes the payload's CRC-32C and returns the stored one.
-func (w *tfWindowReader) skip(total int64, crc, stored *uint32) error {
-	tab := crc32.MakeTable(crc32.Castagnoli)
-	for i := int64(0); i < total; {
-		avail, err := w.fill(int(min(total-i, int64(len(w.buf)))))
-		if err != nil {
-			return err
-		}
-		if avail == 0 {
-			return w.errorf(w.pos(), "the file changed while being read")
-		}
-		k := int(min(int64(avail), total-i))
-		if crc != nil {
-			// Payload bytes are those in [12, total-4).
-			lo, hi := max(i, tfHeaderLen), min(i+int64(k), total-tfFooterLen)
-			if lo < hi {
-				*crc = crc32.Update(*crc, tab, w.buf[w.lo+int(lo-i):w.lo+int(hi-i)])
-			}
-			for j := max(i, total-tfFooterLen); j < i+int64(k); j++ {
-				*stored |= uint32(w.buf[w.lo+int(j-i)]) << (8 * (j - (total - tfFooterLen)))
-			}
-		}
-		w.lo += k
-		i += int64(k)
-	}
-	return nil
 }
 
 // tfSkipNote says, in one sentence, which values were not scalars.

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"encoding/csv"
 	"errors"
@@ -714,6 +715,24 @@ func TestLooksLikeTFRecord(t *testing.T) {
 	ex := []byte{0x22, 0, 0, 0, 0, 0, 0, 0, 0x78, 0x11, 0x3d, 0xfd}
 	if !looksLikeTFRecord(ex) {
 		t.Error("the documented example is not recognised")
+	}
+}
+
+func TestTFVarint(t *testing.T) {
+	vals := []uint64{0, 1, 127, 128, 300, 1<<14 - 1, 1 << 14, 1<<21 + 5, 1 << 28, 1<<35 - 1, 1 << 42, 1<<49 + 3, 1<<56 - 1, 1 << 56, 1<<63 + 7, math.MaxUint64}
+	for _, v := range vals {
+		for _, pad := range [][]byte{nil, {0x2a}, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}} {
+			b := append(protowire.AppendVarint(nil, v), pad...)
+			got, n := tfVarint(b)
+			if want, wn := protowire.ConsumeVarint(b); got != want || n != wn {
+				t.Errorf("tfVarint(% x) = %d, %d; want %d, %d", b, got, n, want, wn)
+			}
+		}
+	}
+	for _, b := range [][]byte{nil, {0x80}, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, bytes.Repeat([]byte{0x80}, 11)} {
+		if _, n := tfVarint(b); n > 0 {
+			t.Errorf("tfVarint(% x) = n %d, want none", b, n)
+		}
 	}
 }
 

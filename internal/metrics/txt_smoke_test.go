@@ -3,19 +3,33 @@ package metrics
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
-type txtPrintSink struct{}
+type txtPrintSink struct{ n int }
 
-func (txtPrintSink) Want(tag string) bool { return true }
-func (txtPrintSink) Point(tag string, p Point) error {
-	fmt.Printf("  %s %d %v %v\n", tag, p.Step, p.WallTime, p.Value)
+func (*txtPrintSink) Want(tag string) bool { return true }
+func (s *txtPrintSink) Point(tag string, p Point) error {
+	if s.n < 4 {
+		fmt.Printf("    %s %d %v %v\n", tag, p.Step, p.WallTime, p.Value)
+	}
+	s.n++
 	return nil
 }
 
 func TestTxtSmoke(t *testing.T) {
-	f := Format(os.Getenv("TXTF"))
-	info, err := Read(os.Getenv("TXTP"), f, txtPrintSink{})
-	fmt.Printf("%+v\n%v\n", info, err)
+	root := "/work/shared/metrics-samples"
+	filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+		if fi.IsDir() && fi.Name() != "metrics" && fi.Name() != "425b6205924e4d7ebf10791f8edd827d" && fi.Name() != "mlruns" {
+			return nil
+		}
+		f, err := Detect(p)
+		fmt.Printf("%s: %q %v\n", p[len(root):], f, err)
+		if err == nil && f != TFEvents && f != Wandb {
+			info, err := Read(p, f, &txtPrintSink{})
+			fmt.Printf("  %+v %v\n", info, err)
+		}
+		return nil
+	})
 }

@@ -1,0 +1,329 @@
+package metrics
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// txtAt finds a tag's value at a step.
+func txtAt(t testing.TB, rec *txtRec, tag string, step int64) float64 {
+	t.Helper()
+	for _, p := range rec.series(tag) {
+		if p.Step == step {
+			return p.Value
+		}
+	}
+	t.Fatalf("no %q point at step %d", tag, step)
+	return 0
+}
+
+func TestCSVStableBaselines3(t *testing.T) {
+	p := filepath.Join(txtSamples(t), "sb3", "formalRL", "progress.csv")
+	rec, info, err := txtRead(t, p, CSV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	txtHasNote(t, info, `Steps come from column "time/total_timesteps"`)
+	// 25 rows of 16 columns, less the step column and the 10 train/*
+	// cells that are empty in the first row.
+	if len(rec.pts) != 25*15-10 {
+		t.Fatalf("%d points", len(rec.pts))
+	}
+	if len(rec.series("time/total_timesteps")) != 0 {
+		t.Fatal("the step column is also a tag")
+	}
+	for _, tag := range []string{"train/loss", "train/approx_kl", "train/n_updates", "train/clip_range"} {
+		if s := rec.series(tag); len(s) != 24 || s[0].Step != 4096 {
+			t.Fatalf("%s: %d points from step %d; want 24 from 4096 (row 1 is empty)", tag, len(s), s[0].Step)
+		}
+	}
+	for _, c := range []struct {
+		tag  string
+		step int64
+		want float64
+	}{
+		{"rollout/ep_rew_mean", 2048, -5870.8766545},
+		{"rollout/ep_rew_mean", 4096, -6222.186595249999},
+		{"train/loss", 4096, 4367.97607421875},
+		{"train/approx_kl", 6144, 0.014682252},
+		{"train/explained_variance", 6144, 9.775161743164062e-06},
+		{"rollout/ep_rew_mean", 51200, -3648.151500939999},
+		{"train/value_loss", 51200, 5166.906683349609},
+		{"time/iterations", 51200, 25},
+		{"rollout/ep_len_mean", 51200, 1024},
+	} {
+		if got := txtAt(t, rec, c.tag, c.step); got != c.want {
+			t.Errorf("%s at %d = %v, want %v", c.tag, c.step, got, c.want)
+		}
+	}
+}
+
+func TestCSVBaselines(t *testing.T) {
+	p := filepath.Join(txtSamples(t), "progress-csv", "SIMPLE-baselines-progress.csv")
+	rec, info, err := txtRead(t, p, CSV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	txtHasNote(t, info, `Steps come from column "TimestepsSoFar"`)
+	if len(rec.pts) != 18*11 {
+		t.Fatalf("%d points", len(rec.pts))
+	}
+	for _, c := range []struct {
+		tag  string
+		step int64
+		want float64
+	}{
+		{"EpRewMean", 1024, 0.08333333333333333},
+		{"EpLenMean", 2048, 96.23809523809524},
+		{"EpRewMean", 18432, 0.11},
+		{"EpLenMean", 18432, 110.08},
+		{"TimeElapsed", 18432, 55.9669451713562},
+		{"EpisodesSoFar", 18432, 184},
+	} {
+		if got := txtAt(t, rec, c.tag, c.step); got != c.want {
+			t.Errorf("%s at %d = %v, want %v", c.tag, c.step, got, c.want)
+		}
+	}
+}
+
+func TestCSVRejectsOptionGAN(t *testing.T) {
+	p := filepath.Join(txtSamples(t), "progress-csv", "OptionGAN-rllab-progress.csv")
+	rec, _, err := txtRead(t, p, CSV)
+	txtWantErr(t, err, 3, 0, "a second header (MeanGateDist,MinGateDist,MaxGateDist) appears mid-file; rlxp rejects the file")
+	// Only the row before the second header was delivered: 30 columns
+	// less the step column, at Timesteps 327.
+	if len(rec.pts) != 29 || rec.pts[0].Step != 327 || rec.pts[0].Tag != "vf_loss_before" || rec.pts[0].Value != 0.30338648 {
+		t.Fatalf("delivered %d points, first %v", len(rec.pts), rec.pts[0])
+	}
+}
+
+func TestCSVFixtures(t *testing.T) {
+	for _, c := range []struct {
+		name, content string
+		want          []txtPoint
+		notes         []string
+	}{
+		{"growing header", "step,a,b\n1,0.5\n2,0.6,7\n3,,8\n",
+			[]txtPoint{{"a", Point{Step: 1, Value: 0.5}}, {"a", Point{Step: 2, Value: 0.6}}, {"b", Point{Step: 2, Value: 7}}, {"b", Point{Step: 3, Value: 8}}}, nil},
+		{"quoted cells and strings", "step,name,r\n1,\"hopper, v4\",1.5\n2,\"say \"\"hi\"\"\",2.5\n",
+			[]txtPoint{{"r", Point{Step: 1, Value: 1.5}}, {"r", Point{Step: 2, Value: 2.5}}}, []string{`Skipped 2 non-numeric values (first "name" on line 2)`}},
+		{"comments, CRLF, blank lines", "#{\"t_start\": 1, \"env_id\": \"x\"}\r\nr,l,t\r\n1.5,10,0.1\r\n\r\n2.5,12,0.2\r\n",
+			[]txtPoint{{"r", Point{Step: 0, Value: 1.5}}, {"l", Point{Step: 0, Value: 10}}, {"t", Point{Step: 0, Value: 0.1}},
+				{"r", Point{Step: 1, Value: 2.5}}, {"l", Point{Step: 1, Value: 12}}, {"t", Point{Step: 1, Value: 0.2}}},
+			[]string{"Skipped 1 comment line before the header.", "the step is the row number"}},
+		{"missing step carries", "global_step,x\n10,1\n,2\n20,3\n",
+			[]txtPoint{{"x", Point{Step: 10, Value: 1}}, {"x", Point{Step: 10, Value: 2}}, {"x", Point{Step: 20, Value: 3}}},
+			[]string{`1 row has no "global_step" (first on line 3)`}},
+		{"pandas index and wall time", ",step,wall_time,loss\n0,1,1700000000.5,0.25\n1,2,1700000001.5,nan\n",
+			[]txtPoint{{"loss", Point{Step: 1, WallTime: 1700000000.5, Value: 0.25}}, {"loss", Point{Step: 2, WallTime: 1700000001.5, Value: math.NaN()}}},
+			[]string{"Skipped 1 column with no name", `Wall times come from column "wall_time"`}},
+		{"rllab iteration and spaces", "Iteration, AverageReturn, Perf/collection time\n0, -1.5, 3\n1, inf, 4e-1\n",
+			[]txtPoint{{"AverageReturn", Point{Step: 0, Value: -1.5}}, {"Perf/collection time", Point{Step: 0, Value: 3}},
+				{"AverageReturn", Point{Step: 1, Value: math.Inf(1)}}, {"Perf/collection time", Point{Step: 1, Value: 0.4}}},
+			[]string{`Steps come from column "Iteration"`}},
+		{"float steps", "epoch,acc\n1.0,0.5\n2e0,0.6\n", []txtPoint{{"acc", Point{Step: 1, Value: 0.5}}, {"acc", Point{Step: 2, Value: 0.6}}}, nil},
+		{"header only", "step,a,b\n", nil, nil},
+		{"trailing empty cells", "step,a\n1,2,,\n", []txtPoint{{"a", Point{Step: 1, Value: 2}}}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := txtWrite(t, "progress.csv", c.content)
+			rec, info, err := txtRead(t, p, CSV)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rec.pts) != len(c.want) {
+				t.Fatalf("got %v\nwant %v", rec.pts, c.want)
+			}
+			for i, w := range c.want {
+				g := rec.pts[i]
+				if g.Tag != w.Tag || g.Step != w.Step || g.WallTime != w.WallTime || !txtSame(g.Value, w.Value) {
+					t.Fatalf("point %d: got %v, want %v", i, g, w)
+				}
+			}
+			for _, n := range c.notes {
+				txtHasNote(t, info, n)
+			}
+		})
+	}
+}
+
+func TestCSVErrors(t *testing.T) {
+	for _, c := range []struct {
+		name, content string
+		line, col     int
+		msg           string
+	}{
+		{"second header", "a,b,step\n1,2,3\n4,5,6\nx,y,z\n7,8,9\n", 4, 0, "a second header (x,y,z) appears mid-file"},
+		{"repeated header", "step,a\n1,2\nstep,a\n2,3\n", 3, 0, "a second header (step,a)"},
+		{"numpy array cell", "step,a,b\n1,2,3\n2,[1. 2.],3\n", 3, 3, `the cell "[1. 2.]" in column "a" is a list`},
+		{"quoted array cell", "step,a\n1,\"[0.1  0.2]\"\n", 2, 3, "is a list"},
+		{"too many cells", "step,a\n1,2\n2,3,4\n", 3, 5, "3 cells, but the header has 2 columns"},
+		{"step not an integer", "step,a\n1,2\n1.5,3\n", 3, 1, `the step "1.5" in column "step" is not an integer`},
+		{"unclosed quote", "step,a\n1,\"2\n", 2, 0, "a quoted cell does not close on its line"},
+		{"bare quote", "step,a\n1,2\"x\n", 2, 0, "bare \""},
+		{"duplicate column", "step,a,a\n", 1, 0, `column name "a" appears twice (columns 2 and 3)`},
+		{"numbers for a header", "1,2,3\n4,5,6\n", 1, 0, "holds numbers, not column names"},
+		{"NUL in a cell", "step,a\n" + strings.Repeat("1,2\n", 2000) + "2,\x00\x02\n", 2002, 0, "binary data at byte 8009; not a csv file"},
+		{"invalid UTF-8 in a cell", "step,a\n" + strings.Repeat("1,2\n", 2000) + "2,1\xff\n", 2002, 0, "binary data at byte 8010; not a csv file"},
+		{"binary early", "step,a\n1,2\n2,\x00\x02\n", 3, 0, "binary data at byte 13; not a csv file"},
+		{"binary header", "a,\xff\xfe\n1,2\n", 1, 0, "binary data at byte 2"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, err := txtRead(t, txtWrite(t, "p.csv", c.content), CSV)
+			txtWantErr(t, err, c.line, c.col, c.msg)
+		})
+	}
+	for _, c := range []struct{ content, msg string }{{"", "empty file"}, {"\n#c\n\n", "no header"}} {
+		_, _, err := txtRead(t, txtWrite(t, "e.csv", c.content), CSV)
+		txtWantErr(t, err, 0, 0, c.msg)
+	}
+}
+
+// TestCSVQuickRowMatchesFullPath checks the plain-row shortcut against
+// the per-cell path, and the comma split against encoding/csv, on random
+// rows.
+func TestCSVQuickRowMatchesFullPath(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	cells := []string{"", "1", "-2.5", "1e3", "nan", "inf", "abc", "True", "[1 2]", " 3 ", "0x1p-2", "\x01", "_x", "é", "1.5", "10", "-", "\"q\"", "\"1,5\""}
+	header := []string{"step", "a", "b", "c", "wall_time", "", "e"}
+	for i := range 200_000 {
+		n := r.IntN(len(header) + 3)
+		row := make([]string, n)
+		for j := range row {
+			row[j] = cells[r.IntN(len(cells))]
+		}
+		line := []byte(strings.Join(row, ","))
+		tt := newTagTable(&txtRec{only: map[string]bool{"a": true, "c": true, "e": i%2 == 0}})
+		cfg := &csvConfig{header: header, role: make([]uint8, len(header)), ids: make([]int32, len(header)), stepCol: 0, wallCol: 4, last: -1}
+		for k, h := range header {
+			cfg.ids[k] = -1
+			switch {
+			case k == 0:
+				cfg.role[k] = colStep
+			case k == 4:
+				cfg.role[k] = colWall
+			case h != "":
+				if id, want := tt.intern(h); want {
+					cfg.role[k], cfg.ids[k] = colMetric, id
+				}
+			}
+			if cfg.role[k] != colSkip {
+				cfg.last = k
+			}
+		}
+		quick, full := &csvParser{cfg: cfg}, &csvParser{cfg: cfg}
+		var bq, bf batch
+		ok := quick.quickRow(line, &bq, 1, 0)
+		var e *Error
+		full.cells, full.cols, e = splitCSVLine(line, nil, nil, nil)
+		if e == nil {
+			e = full.row(&bf, 1, 0)
+		}
+		if ok && (e != nil || len(bq.vals) != len(bf.vals) || !txtSameRows(bq.rowm, bf.rowm) || bq.notes != bf.notes) {
+			t.Fatalf("%q: quick %v %v %v; full %v %v %v %v", line, bq.vals, bq.rowm, bq.notes, bf.vals, bf.rowm, bf.notes, e)
+		}
+		for k := range bq.vals {
+			if bq.vals[k].id != bf.vals[k].id || !txtSame(bq.vals[k].v, bf.vals[k].v) {
+				t.Fatalf("%q: value %d differs", line, k)
+			}
+		}
+		if !bytes.Contains(line, []byte{'"'}) {
+			got, _, _ := splitCSVLine(line, nil, nil, nil)
+			cr := csv.NewReader(bytes.NewReader(line))
+			cr.FieldsPerRecord = -1
+			want, err := cr.Read()
+			if len(line) == 0 {
+				continue
+			}
+			if err != nil || len(got) != len(want) {
+				t.Fatalf("%q: split %q, encoding/csv %q (%v)", line, got, want, err)
+			}
+			for k := range got {
+				if string(got[k]) != want[k] {
+					t.Fatalf("%q: split %q, encoding/csv %q", line, got, want)
+				}
+			}
+		}
+	}
+}
+
+// txtGenCSV writes a file like the benchmark's CSV.
+func txtGenCSV(t testing.TB, path string, steps, tags int, odd bool) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	w.WriteString("step,eval/return")
+	for i := 1; i < tags; i++ {
+		fmt.Fprintf(w, ",train/metric_%02d", i)
+	}
+	w.WriteString(",note\n")
+	r := rand.New(rand.NewPCG(13, 14))
+	for s := range steps {
+		if odd && s%991 == 7 {
+			w.WriteString(",")
+		} else {
+			w.WriteString(strconv.Itoa(s * 1000))
+		}
+		for i := range tags {
+			w.WriteByte(',')
+			if odd && (s+i)%13 == 0 {
+				continue
+			}
+			w.WriteString(strconv.FormatFloat(math.Sin(float64(s)/1000+float64(i))+r.Float64()*0.01, 'g', 8, 64))
+		}
+		if odd && s%101 == 3 {
+			w.WriteString(`,"checkpoint, saved"`)
+		} else {
+			w.WriteString(",")
+		}
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+}
+
+func TestCSVParallelMatchesSequential(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 20 MB file")
+	}
+	p := filepath.Join(t.TempDir(), "big.csv")
+	txtGenCSV(t, p, 50_000, 40, true)
+	if st, _ := os.Stat(p); st.Size() < 2*parallelBytes {
+		t.Fatalf("file too small to be read in parallel: %d", st.Size())
+	}
+	old := runtime.GOMAXPROCS(1)
+	seq, seqInfo, err := txtRead(t, p, CSV)
+	runtime.GOMAXPROCS(max(old, 4))
+	par, parInfo, err2 := txtRead(t, p, CSV)
+	runtime.GOMAXPROCS(old)
+	if err != nil || err2 != nil {
+		t.Fatal(err, err2)
+	}
+	if !reflect.DeepEqual(seq.pts, par.pts) || !reflect.DeepEqual(seqInfo, parInfo) {
+		t.Fatalf("parallel read differs: %d vs %d points, notes %q vs %q", len(seq.pts), len(par.pts), seqInfo.Notes, parInfo.Notes)
+	}
+	txtHasNote(t, parInfo, `rows have no "step" (first on line 9)`)
+	txtHasNote(t, parInfo, `non-numeric values (first "note" on line 5)`)
+}
+
+func BenchmarkReadCSV(b *testing.B) {
+	p := filepath.Join(b.TempDir(), "bench.csv")
+	txtGenCSV(b, p, 80_000, 60, false) // about 50 MB
+	txtBench(b, p, CSV)
+}

@@ -1,0 +1,494 @@
+package metrics
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestJSONLFlatRows(t *testing.T) {
+	p := txtWrite(t, "progress.json", `{"step": 10, "loss": 0.5, "time/fps": 120, "_timestamp": 1700000000.25}
+{"step": 20, "loss": -1.5e-3, "time/fps": 121, "_timestamp": 1700000001.5}
+
+{"step": 30, "loss": 2, "time/fps": 122}
+`)
+	rec, info, err := txtRead(t, p, JSONL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []txtPoint{
+		{"loss", Point{10, 1700000000.25, 0.5}}, {"time/fps", Point{10, 1700000000.25, 120}},
+		{"loss", Point{20, 1700000001.5, -1.5e-3}}, {"time/fps", Point{20, 1700000001.5, 121}},
+		{"loss", Point{30, 0, 2}}, {"time/fps", Point{30, 0, 122}},
+	}
+	if !reflect.DeepEqual(rec.pts, want) {
+		t.Fatalf("got %v\nwant %v", rec.pts, want)
+	}
+	txtHasNote(t, info, `Steps come from "step"`)
+	txtHasNote(t, info, `Wall times come from "_timestamp"`)
+}
+
+func TestJSONLVerlFileLogger(t *testing.T) {
+	p := txtWrite(t, "exp.jsonl", `{"step": 1, "data": {"actor/lr": 1e-06, "critic/score/mean": 0.25, "val-core/openai/gsm8k/reward/mean@1": 0.5, "training/global_step": 1}}
+{"step": 2, "data": {"actor/lr": 1e-06, "critic/score/mean": 0.3, "num_turns": {"mean": 12.5}, "note": "text"}}
+`)
+	rec, info, err := txtRead(t, p, JSONL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []txtPoint{
+		{"actor/lr", Point{Step: 1, Value: 1e-06}}, {"critic/score/mean", Point{Step: 1, Value: 0.25}},
+		{"val-core/openai/gsm8k/reward/mean@1", Point{Step: 1, Value: 0.5}}, {"training/global_step", Point{Step: 1, Value: 1}},
+		{"actor/lr", Point{Step: 2, Value: 1e-06}}, {"critic/score/mean", Point{Step: 2, Value: 0.3}},
+		{"num_turns/mean", Point{Step: 2, Value: 12.5}},
+	}
+	if !reflect.DeepEqual(rec.pts, want) {
+		t.Fatalf("got %v\nwant %v", rec.pts, want)
+	}
+	txtHasNote(t, info, "verl")
+	txtHasNote(t, info, `Skipped 1 non-numeric value (first "note" on line 2)`)
+}
+
+func TestJSONLStepChoice(t *testing.T) {
+	for _, c := range []struct {
+		name, first string
+		key         string
+	}{
+		{"step first", `{"epoch": 3, "_step": 5, "step": 7, "x": 1}`, "step"},
+		{"_step before global_step", `{"global_step": 9, "_step": 5, "x": 1}`, "_step"},
+		{"sb3 json", `{"time/total_timesteps": 2048, "time/iterations": 1, "x": 1}`, "time/total_timesteps"},
+		{"fractional epoch is not a step", `{"epoch": 0.5, "iteration": 4, "x": 1}`, "iteration"},
+		{"nested name", `{"time": {"total_timesteps": 64}, "x": 1}`, "time/total_timesteps"},
+		{"none", `{"x": 1, "y": 2}`, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var scratch []byte
+			leaves, e := decodeLine([]byte(c.first), false, &scratch, nil)
+			if e != nil {
+				t.Fatal(e)
+			}
+			cfg, err := configFromRow(leaves, func(bool) ([]leaf, error) { return leaves, nil })
+			if err != nil || cfg.stepKey != c.key {
+				t.Fatalf("step key %q (%v), want %q", cfg.stepKey, err, c.key)
+			}
+		})
+	}
+}
+
+func TestJSONLMissingAndNumberedSteps(t *testing.T) {
+	p := txtWrite(t, "a.jsonl", "{\"step\": 5, \"a\": 1}\n{\"a\": 2}\n{\"step\": 9, \"a\": 3}\n{\"a\": 4}\n")
+	rec, info, err := txtRead(t, p, JSONL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []int64
+	for _, q := range rec.series("a") {
+		steps = append(steps, q.Step)
+	}
+	if !reflect.DeepEqual(steps, []int64{5, 5, 9, 9}) {
+		t.Fatalf("steps %v", steps)
+	}
+	txtHasNote(t, info, `2 rows have no "step" (first on line 2)`)
+
+	p = txtWrite(t, "b.jsonl", "{\"a\": 1}\n\n{\"a\": 2, \"b\": 7}\n{\"a\": 3}\n")
+	rec, info, err = txtRead(t, p, JSONL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.series("a"); len(got) != 3 || got[0].Step != 0 || got[1].Step != 1 || got[2].Step != 2 {
+		t.Fatalf("numbered steps: %v", got)
+	}
+	txtHasNote(t, info, "the step is the row number, from 0")
+}
+
+func TestJSONLNonFiniteAndOddNumbers(t *testing.T) {
+	p := txtWrite(t, "a.jsonl", `{"step": 1, "a": NaN, "b": Infinity, "c": -Infinity, "d": 0e0, "e": 0e000000, "f": -0e000000, "g": 1e400, "h": -0.0, "i": "NaN"}
+`)
+	rec, info, err := txtRead(t, p, JSONL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, q := range rec.pts {
+		got[q.Tag] = q.Value
+	}
+	if !math.IsNaN(got["a"]) || !math.IsInf(got["b"], 1) || !math.IsInf(got["c"], -1) || !math.IsInf(got["g"], 1) {
+		t.Fatalf("non-finite values: %v", got)
+	}
+	for _, k := range []string{"d", "e", "f", "h"} {
+		if v, ok := got[k]; !ok || v != 0 {
+			t.Fatalf("%s = %v, %v; want 0", k, v, ok)
+		}
+	}
+	if math.Signbit(got["d"]) || !math.Signbit(got["f"]) || !math.Signbit(got["h"]) {
+		t.Fatalf("signs of zeros: %v", got)
+	}
+	txtHasNote(t, info, `Skipped 1 non-numeric value (first "i"`)
+}
+
+func TestJSONLSkipsWithNotes(t *testing.T) {
+	p := txtWrite(t, "wandb-history.jsonl", `{"_step": 0, "loss": 1, "env": "Hopper", "done": false, "lr": null, "hist": [1, 2], "img": {"_type": "image-file", "path": "a.png", "width": 64}, "n": {"a": {"b": 2}}}
+{"_step": 1, "loss": 0.5, "img": {"width": 32, "_type": "image-file"}}
+`)
+	rec, info, err := txtRead(t, p, JSONL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []txtPoint{{"loss", Point{Step: 0, Value: 1}}, {"n/a/b", Point{Step: 0, Value: 2}}, {"loss", Point{Step: 1, Value: 0.5}}}
+	if !reflect.DeepEqual(rec.pts, want) {
+		t.Fatalf("got %v\nwant %v", rec.pts, want)
+	}
+	for _, n := range []string{`1 non-numeric value (first "env" on line 1)`, `1 boolean value (first "done"`, `1 null value (first "lr"`,
+		`1 list value (first "hist"`, `2 W&B media or table objects (first "img" on line 1)`} {
+		txtHasNote(t, info, n)
+	}
+}
+
+func TestJSONLErrors(t *testing.T) {
+	for _, c := range []struct {
+		name, content string
+		line, col     int
+		msg           string
+	}{
+		{"broken line", "{\"step\": 1, \"a\": 1}\n{\"step\": 2, \"a\": 1 x}\n", 2, 20, "invalid character 'x'"},
+		{"truncated line", "{\"step\": 1, \"a\": 1}\n{\"step\": 2, \"a\": \n{\"step\": 3}\n", 2, 18, "unexpected end of line"},
+		{"broken first line", "{\"a\" 1}\n", 1, 6, "invalid character '1'"},
+		{"not an object", "{\"a\": 1}\n[1, 2]\n", 2, 1, "expected a JSON object, found an array"},
+		{"trailing data", "{\"a\": 1} {\"a\": 2}\n", 1, 10, "after top-level value"},
+		{"step not an integer", "{\"step\": 1, \"a\": 1}\n{\"step\": 1.5, \"a\": 1}\n", 2, 0, `the step "step" is "1.5", not an integer`},
+		{"binary junk mid-file", "{\"a\": 1}\n{\"a\": \x00\x01\x02}\n", 2, 0, "binary data at byte 15; not a jsonl file"},
+		{"binary head", "\x00\x01\x02\x03{\"a\": 1}\n", 1, 0, "binary data at byte 0"},
+		{"invalid utf-8", "{\"a\": 1}\n{\"\xff\": 1}\n", 2, 0, "binary data at byte 11"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := txtWrite(t, "x.jsonl", c.content)
+			_, _, err := txtRead(t, p, JSONL)
+			txtWantErr(t, err, c.line, c.col, c.msg)
+			if !strings.HasPrefix(err.Error(), p+":") {
+				t.Errorf("error does not start with the path: %q", err)
+			}
+		})
+	}
+	for _, c := range []struct{ content, msg string }{{"", "empty file"}, {"\n  \n\n", "only blank lines"}} {
+		p := txtWrite(t, "e.jsonl", c.content)
+		_, _, err := txtRead(t, p, JSONL)
+		txtWantErr(t, err, 0, 0, c.msg)
+	}
+}
+
+func TestJSONLErrorStopsDelivery(t *testing.T) {
+	p := txtWrite(t, "a.jsonl", "{\"step\": 1, \"a\": 1}\n{\"step\": 2, \"a\": 2, \"b\": x}\n{\"step\": 3, \"a\": 3}\n")
+	rec, _, err := txtRead(t, p, JSONL)
+	if err == nil || len(rec.pts) != 1 || rec.pts[0].Step != 1 {
+		t.Fatalf("err %v, points %v: want one point, from line 1", err, rec.pts)
+	}
+}
+
+func TestJSONLWant(t *testing.T) {
+	p := txtWrite(t, "a.jsonl", "{\"step\": 1, \"a\": 1, \"b\": 2, \"c\": {\"d\": 3}}\n{\"step\": 2, \"a\": 4, \"b\": 5, \"c\": {\"d\": 6}}\n")
+	rec, _, err := txtRead(t, p, JSONL, "c/d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []txtPoint{{"c/d", Point{Step: 1, Value: 3}}, {"c/d", Point{Step: 2, Value: 6}}}
+	if !reflect.DeepEqual(rec.pts, want) {
+		t.Fatalf("got %v", rec.pts)
+	}
+	if len(rec.asked) != 3 {
+		t.Fatalf("asked about %v, want a, b and c/d", rec.asked)
+	}
+}
+
+func TestJSONLCRLFAndBOM(t *testing.T) {
+	p := txtWrite(t, "a.jsonl", "\xef\xbb\xbf{\"step\": 1, \"a\": 1}\r\n{\"step\": 2, \"a\": 2}\r\n")
+	rec, _, err := txtRead(t, p, JSONL)
+	if err != nil || len(rec.pts) != 2 || rec.pts[1].Step != 2 {
+		t.Fatalf("%v %v", err, rec.pts)
+	}
+}
+
+// txtJSONLineGen makes rows of the shapes seen in real files and odd ones
+// besides: escapes, nesting, media objects, lists, non-finite numbers and
+// number spellings encoding/json rejects.
+type txtJSONLineGen struct{ r *rand.Rand }
+
+func (g txtJSONLineGen) key() string {
+	keys := []string{"step", "_step", "_timestamp", "data", "loss", "a/b", "eval/return", "_type", "x\\u0041", "é", "", "k\\\"q", "epoch", "time"}
+	if g.r.IntN(3) == 0 {
+		return fmt.Sprintf("t%d", g.r.IntN(50))
+	}
+	return keys[g.r.IntN(len(keys))]
+}
+
+func (g txtJSONLineGen) number() string {
+	switch g.r.IntN(12) {
+	case 0:
+		return []string{"NaN", "Infinity", "-Infinity", "0e0", "0e000000", "-0e000000", "-0", "1e400", "-1e-400"}[g.r.IntN(9)]
+	case 1:
+		return []string{"01", ".5", "1.", "+1", "1e", "0x10", "1_0", "--1", "Inf", "nan", "-NaN"}[g.r.IntN(11)]
+	case 2:
+		return strconv.Itoa(g.r.IntN(1_000_000))
+	case 3:
+		return strconv.FormatFloat(g.r.NormFloat64(), 'g', 8, 64)
+	case 4:
+		return strconv.FormatFloat(g.r.Float64()*math.Pow(10, float64(g.r.IntN(60)-30)), 'g', -1, 64)
+	case 5:
+		return strconv.FormatFloat(float64(g.r.IntN(100))/4, 'f', 1, 64)
+	case 6:
+		return "123456789012345678901234567890"
+	}
+	return strconv.FormatFloat(g.r.Float64()*100, 'g', -1, 64)
+}
+
+func (g txtJSONLineGen) value(depth int) string {
+	switch g.r.IntN(14) {
+	case 0:
+		return `"text"`
+	case 1:
+		return `"esc\"aped\u00e9"`
+	case 2:
+		return []string{"true", "false", "null"}[g.r.IntN(3)]
+	case 3:
+		return "[1, 2, {\"a\": 3}]"
+	case 4, 5:
+		if depth < 3 {
+			return g.object(depth + 1)
+		}
+	}
+	return g.number()
+}
+
+func (g txtJSONLineGen) object(depth int) string {
+	var b strings.Builder
+	b.WriteString("{")
+	n := g.r.IntN(7)
+	for i := range n {
+		if i > 0 {
+			b.WriteString([]string{",", ", ", " ,\t"}[g.r.IntN(3)])
+		}
+		b.WriteString(`"` + g.key() + `"`)
+		b.WriteString([]string{":", ": ", " : "}[g.r.IntN(3)])
+		b.WriteString(g.value(depth))
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+func (g txtJSONLineGen) line() []byte {
+	l := []byte(g.object(0))
+	if g.r.IntN(4) == 0 { // mutate a byte
+		i := g.r.IntN(len(l))
+		switch g.r.IntN(3) {
+		case 0:
+			l = append(l[:i], l[i+1:]...)
+		case 1:
+			const subst = "{}[]\":,0-eE.N \x00\xff\\"
+			l[i] = subst[g.r.IntN(len(subst))]
+		default:
+			const ins = "{}\":,1 \\"
+			l = append(l[:i], append([]byte{ins[g.r.IntN(len(ins))]}, l[i:]...)...)
+		}
+	}
+	if g.r.IntN(8) == 0 {
+		l = append([]byte("  "), l...)
+	}
+	return l
+}
+
+// txtCheckJSONLine parses one line with the fast path and with the
+// decoder and fails when they disagree: the fast path may decline a line,
+// but what it accepts must give the decoder's points and notes.
+func txtCheckJSONLine(t testing.TB, cfg *rowConfig, tt *tagTable, line []byte) {
+	t.Helper()
+	fast, slow := newJSONLParser(cfg, tt), newJSONLParser(cfg, tt)
+	var bf, bs batch
+	ok := fast.fastLine(line, &bf)
+	if ok {
+		fast.endRow(&bf, 1)
+	}
+	e := slow.slowLine(line, 1, 0, &bs)
+	if e == nil {
+		slow.endRow(&bs, 1)
+	}
+	if !ok {
+		return
+	}
+	if e != nil {
+		t.Fatalf("fast path accepted %q, the decoder says %v", line, e)
+	}
+	if len(bf.vals) != len(bs.vals) || !txtSameRows(bf.rowm, bs.rowm) || bf.notes != bs.notes {
+		t.Fatalf("%q:\nfast %v %v %v\nslow %v %v %v", line, bf.vals, bf.rowm, bf.notes, bs.vals, bs.rowm, bs.notes)
+	}
+	for i := range bf.vals {
+		if bf.vals[i].id != bs.vals[i].id || !txtSame(bf.vals[i].v, bs.vals[i].v) {
+			t.Fatalf("%q: value %d: fast %v, slow %v", line, i, bf.vals[i], bs.vals[i])
+		}
+	}
+}
+
+func txtSameRows(a, b []rowMeta) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.end != y.end || x.kind != y.kind || x.step != y.step || !txtSame(x.wall, y.wall) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestJSONLFastPathMatchesDecoder(t *testing.T) {
+	g := txtJSONLineGen{rand.New(rand.NewPCG(5, 6))}
+	cfgs := []rowConfig{{stepKey: "step", wallKey: "_timestamp"}, {stepKey: "step", verl: true}, {}, {stepKey: "_step", wallKey: "time"}}
+	accepted := 0
+	for i := range 300_000 {
+		cfg := &cfgs[i%len(cfgs)]
+		tt := newTagTable(&txtRec{})
+		line := g.line()
+		txtCheckJSONLine(t, cfg, tt, line)
+		if newJSONLParser(cfg, tt).fastLine(line, new(batch)) {
+			accepted++
+		}
+	}
+	if accepted < 30_000 {
+		t.Fatalf("the fast path took only %d lines; the generator no longer exercises it", accepted)
+	}
+}
+
+// txtGenJSONL writes a file like the benchmark's: steps of 1000, tags
+// eval/return and train/metric_NN, eight significant digits.
+func txtGenJSONL(t testing.TB, path string, steps, tags int, odd bool) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	r := rand.New(rand.NewPCG(7, 8))
+	for s := range steps {
+		if odd && s%997 == 5 {
+			fmt.Fprintf(w, "{\"note\": \"checkpoint\\n\", \"eval/return\": %d, \"img\": {\"_type\": \"x\"}}\n", s)
+			continue
+		}
+		fmt.Fprintf(w, `{"step": %d`, s*1000)
+		for i := range tags {
+			name := "eval/return"
+			if i > 0 {
+				name = fmt.Sprintf("train/metric_%02d", i)
+			}
+			fmt.Fprintf(w, `, "%s": %s`, name, strconv.FormatFloat(math.Sin(float64(s)/1000+float64(i))+r.Float64()*0.01, 'g', 8, 64))
+		}
+		w.WriteString("}\n")
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+}
+
+func TestJSONLParallelMatchesSequential(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 20 MB file")
+	}
+	p := filepath.Join(t.TempDir(), "big.jsonl")
+	txtGenJSONL(t, p, 30_000, 30, true)
+	if st, _ := os.Stat(p); st.Size() < 2*parallelBytes {
+		t.Fatalf("file too small to be read in parallel: %d", st.Size())
+	}
+	old := runtime.GOMAXPROCS(1)
+	seq, seqInfo, err := txtRead(t, p, JSONL)
+	runtime.GOMAXPROCS(max(old, 4))
+	par, parInfo, err2 := txtRead(t, p, JSONL)
+	runtime.GOMAXPROCS(old)
+	if err != nil || err2 != nil {
+		t.Fatal(err, err2)
+	}
+	if !reflect.DeepEqual(seq.pts, par.pts) || !reflect.DeepEqual(seqInfo, parInfo) {
+		t.Fatalf("parallel read differs: %d vs %d points, notes %q vs %q", len(seq.pts), len(par.pts), seqInfo.Notes, parInfo.Notes)
+	}
+	txtHasNote(t, parInfo, `rows have no "step" (first on line 6)`)
+
+	// An error late in a big file: the same line, and the same points
+	// before it, either way.
+	b, _ := os.ReadFile(p)
+	lines := strings.SplitAfter(string(b), "\n")
+	lines[25_000] = "{\"step\": 1, \"eval/return\": 1 2}\n"
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	os.WriteFile(bad, []byte(strings.Join(lines, "")), 0o644)
+	runtime.GOMAXPROCS(1)
+	seq, _, err = txtRead(t, bad, JSONL)
+	runtime.GOMAXPROCS(max(old, 4))
+	par, _, err2 = txtRead(t, bad, JSONL)
+	runtime.GOMAXPROCS(old)
+	txtWantErr(t, err, 25_001, 30, "invalid character '2'")
+	txtWantErr(t, err2, 25_001, 30, "invalid character '2'")
+	if !reflect.DeepEqual(seq.pts, par.pts) {
+		t.Fatalf("points before the error differ: %d vs %d", len(seq.pts), len(par.pts))
+	}
+}
+
+type txtCountSink struct {
+	want string
+	n    int64
+	sum  float64
+}
+
+func (s *txtCountSink) Want(tag string) bool { return s.want == "" || tag == s.want }
+func (s *txtCountSink) Point(tag string, p Point) error {
+	s.n++
+	s.sum += p.Value
+	return nil
+}
+
+// txtBench reads a generated file repeatedly, for all tags and for the one
+// tag a score needs, and logs how long wc -l takes on the same file.
+func txtBench(b *testing.B, path string, f Format) {
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, want := range []string{"", "eval/return"} {
+		name := "all-tags"
+		if want != "" {
+			name = "one-tag"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(st.Size())
+			for b.Loop() {
+				s := &txtCountSink{want: want}
+				if _, err := Read(path, f, s); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	if wc, err := exec.LookPath("wc"); err == nil {
+		t0 := time.Now()
+		const n = 5
+		for range n {
+			if err := exec.Command(wc, "-l", path).Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		d := time.Since(t0) / n
+		b.Logf("wc -l on the same %d MB file: %v (%.0f MB/s)", st.Size()>>20, d, float64(st.Size())/d.Seconds()/1e6)
+	}
+}
+
+func BenchmarkReadJSONL(b *testing.B) {
+	p := filepath.Join(b.TempDir(), "bench.jsonl")
+	txtGenJSONL(b, p, 50_000, 40, false) // about 50 MB
+	txtBench(b, p, JSONL)
+}
