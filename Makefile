@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 BIN      = plugins/rl-experiment-assistant/bin/rlxp
 LDFLAGS  = -s -w -X main.version=$(VERSION)
 
-.PHONY: build demo test test-go test-python test-update fuzz bench lint clean
+.PHONY: build demo test test-go test-python test-update fuzz bench bench-score lint clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/rlxp
@@ -36,6 +36,9 @@ fuzz:
 
 bench: build
 	bash scripts/bench-contract-status.sh $(BIN)
+
+bench-score: build
+	bash scripts/bench-score.sh $(BIN)
 
 lint:
 	$(GO) vet ./...
