@@ -55,7 +55,6 @@ type csvConfig struct {
 // A csvParser parses rows for one goroutine.
 type csvParser struct {
 	cfg     *csvConfig
-	path    string
 	cells   [][]byte
 	cols    []int // 1-based byte column of each cell
 	scratch []byte
@@ -87,7 +86,7 @@ func readCSV(path string, sink Sink) (Info, error) {
 		return Info{}, err
 	}
 	d := &delivery{tt: tt, line: line}
-	err = runBlocks(f, start, st.Size(), func() blockParser { return &csvParser{cfg: cfg, path: path} }, d)
+	err = runBlocks(f, start, st.Size(), func() blockParser { return &csvParser{cfg: cfg} }, d)
 	info := Info{Points: d.points}
 	if err != nil {
 		var e *Error
@@ -324,9 +323,10 @@ func wordy(c []byte) bool {
 	if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch == '_' || ch >= 0x80) {
 		return false
 	}
-	switch strings.ToLower(string(c)) {
-	case "nan", "inf", "infinity":
-		return false
+	for _, w := range []string{"nan", "inf", "infinity"} {
+		if bytes.EqualFold(c, []byte(w)) {
+			return false
+		}
 	}
 	return true
 }

@@ -178,6 +178,7 @@ func TestCSVErrors(t *testing.T) {
 		{"invalid UTF-8 in a cell", "step,a\n" + strings.Repeat("1,2\n", 2000) + "2,1\xff\n", 2002, 0, "binary data at byte 8010; not a csv file"},
 		{"binary early", "step,a\n1,2\n2,\x00\x02\n", 3, 0, "binary data at byte 13; not a csv file"},
 		{"binary header", "a,\xff\xfe\n1,2\n", 1, 0, "binary data at byte 2"},
+		{"utf-16", "\xff\xfes\x00t\x00e\x00p\x00\n\x00", 1, 0, "binary data at byte 0; not a csv file (it is UTF-16 text: convert it to UTF-8"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, _, err := txtRead(t, txtWrite(t, "p.csv", c.content), CSV)
@@ -197,7 +198,11 @@ func TestCSVQuickRowMatchesFullPath(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	cells := []string{"", "1", "-2.5", "1e3", "nan", "inf", "abc", "True", "[1 2]", " 3 ", "0x1p-2", "\x01", "_x", "é", "1.5", "10", "-", "\"q\"", "\"1,5\""}
 	header := []string{"step", "a", "b", "c", "wall_time", "", "e"}
-	for i := range 200_000 {
+	rows := 200_000
+	if testing.Short() {
+		rows = 20_000
+	}
+	for i := range rows {
 		n := r.IntN(len(header) + 3)
 		row := make([]string, n)
 		for j := range row {

@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -548,30 +547,37 @@ func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c =
 // and byte column. With skip set it moves on over white space and commas
 // to the next token, since the decoder's offsets sit after the last token.
 func (jr *jsonReader) position(off int64, skip bool) (line, col int) {
-	br := bufio.NewReader(io.NewSectionReader(jr.file, jr.bom, 1<<62))
-	line, col = 1, 1
-	for i := int64(0); i < off; i++ {
-		c, err := br.ReadByte()
-		if err != nil {
-			return line, col
+	r := io.NewSectionReader(jr.file, jr.bom, 1<<62)
+	buf := make([]byte, 64<<10)
+	line = 1
+	var pos, lineStart int64
+	for pos < off {
+		n, err := r.Read(buf[:min(int64(len(buf)), off-pos)])
+		chunk := buf[:n]
+		if c := bytes.Count(chunk, []byte{'\n'}); c > 0 {
+			line += c
+			lineStart = pos + int64(bytes.LastIndexByte(chunk, '\n')) + 1
 		}
-		if c == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
+		pos += int64(n)
+		if err != nil {
+			break
 		}
 	}
+	col = int(pos-lineStart) + 1
 	for skip {
-		c, err := br.ReadByte()
-		switch {
-		case err != nil:
-			return line, col
-		case c == '\n':
-			line, col = line+1, 1
-		case isJSONSpace(c) || c == ',':
-			col++
-		default:
-			return line, col
+		n, err := r.Read(buf)
+		for _, c := range buf[:n] {
+			switch {
+			case c == '\n':
+				line, col = line+1, 1
+			case isJSONSpace(c) || c == ',':
+				col++
+			default:
+				return line, col
+			}
+		}
+		if err != nil {
+			break
 		}
 	}
 	return line, col

@@ -50,9 +50,13 @@ type tagRef struct {
 	fast bool // the name has no escapes, so raw key bytes can match it
 }
 
+// A posEnt is what the fast path saw at one leaf position of a row: the
+// name, and the bytes before the value.
 type posEnt struct {
-	name []byte
-	ref  *tagRef
+	name     []byte
+	ref      *tagRef
+	gap      []byte // from the end of the last value (or the '{') to the value
+	gapFirst bool   // the gap opens the object, so it has no comma
 }
 
 type pendNote struct {
@@ -245,42 +249,71 @@ func skipSpace(b []byte, i int) int {
 // its leaves start with p.name[:prefix].
 func (p *jsonlParser) fastObject(l []byte, i, depth, prefix int, inData bool) (int, bool) {
 	n := len(l)
-	i = skipSpace(l, i)
-	if i < n && l[i] == '}' {
-		return i + 1, true
-	}
+	first := true
 	for {
-		if i >= n || l[i] != '"' {
-			return 0, false
-		}
-		i++
-		// Rows mostly repeat the keys of the row before, in order: try the
-		// key seen at this leaf position before searching for the quote.
+		gapStart := i
 		var key []byte
 		var hit *tagRef
+		// Rows mostly repeat the row before byte for byte between values:
+		// the bytes from the last value to this one (", \"key\": ") were
+		// checked then and mean the same now.
 		if prefix == 0 && p.leaf < len(p.pos) {
-			e := &p.pos[p.leaf]
-			if k := i + len(e.name); k < n && l[k] == '"' && bytes.Equal(l[i:k], e.name) {
-				key, hit = l[i:k], e.ref
-				i = k + 1
+			if e := &p.pos[p.leaf]; e.gapFirst == first && len(e.gap) > 0 && n-i >= len(e.gap) && string(l[i:i+len(e.gap)]) == string(e.gap) {
+				i += len(e.gap)
+				key, hit = e.name, e.ref
 			}
 		}
-		if hit == nil {
-			k := bytes.IndexByte(l[i:], '"')
-			if k < 0 {
+		gapHit := hit != nil
+		if !gapHit {
+			i = skipSpace(l, i)
+			if i >= n {
 				return 0, false
 			}
-			key = l[i : i+k]
-			i += k + 1
+			if l[i] == '}' {
+				return i + 1, true
+			}
+			if !first {
+				if l[i] != ',' {
+					return 0, false
+				}
+				i = skipSpace(l, i+1)
+			}
+			if i >= n || l[i] != '"' {
+				return 0, false
+			}
+			i++
+			// Try the key seen at this leaf position before searching for
+			// the closing quote.
+			if prefix == 0 && p.leaf < len(p.pos) {
+				e := &p.pos[p.leaf]
+				if k := i + len(e.name); k < n && l[k] == '"' && bytes.Equal(l[i:k], e.name) {
+					key, hit = l[i:k], e.ref
+					i = k + 1
+				}
+			}
+			if hit == nil {
+				k := bytes.IndexByte(l[i:], '"')
+				if k < 0 {
+					return 0, false
+				}
+				key = l[i : i+k]
+				i += k + 1
+			}
+			i = skipSpace(l, i)
+			if i >= n || l[i] != ':' {
+				return 0, false
+			}
+			i = skipSpace(l, i+1)
+			if i >= n {
+				return 0, false
+			}
 		}
-		i = skipSpace(l, i)
-		if i >= n || l[i] != ':' {
-			return 0, false
-		}
-		i = skipSpace(l, i+1)
 		if i >= n {
 			return 0, false
 		}
+		valueStart := i
+		wasFirst := first
+		first = false
 		switch c := l[i]; {
 		case c == '{':
 			if depth >= maxFastDepth || !plainBytes(key) || depth > 0 && string(key) == "_type" {
@@ -332,6 +365,12 @@ func (p *jsonlParser) fastObject(l []byte, i, depth, prefix int, inData bool) (i
 			} else if r = p.fastRef(prefix, key); r == nil {
 				return 0, false
 			}
+			if prefix == 0 && !gapHit {
+				if e := &p.pos[min(p.leaf, len(p.pos))-1]; p.leaf <= len(p.pos) && e.ref == r {
+					e.gap = append(e.gap[:0], l[gapStart:valueStart]...)
+					e.gapFirst = wasFirst
+				}
+			}
 			role := r.role
 			if inData {
 				role = roleMetric
@@ -358,17 +397,6 @@ func (p *jsonlParser) fastObject(l []byte, i, depth, prefix int, inData bool) (i
 			}
 			i = e
 		}
-		i = skipSpace(l, i)
-		if i >= n {
-			return 0, false
-		}
-		if l[i] == '}' {
-			return i + 1, true
-		}
-		if l[i] != ',' {
-			return 0, false
-		}
-		i = skipSpace(l, i+1)
 	}
 }
 
@@ -410,10 +438,10 @@ func (p *jsonlParser) fastRef(prefix int, key []byte) *tagRef {
 		return nil
 	}
 	if k < len(p.pos) {
-		p.pos[k].name = append(p.pos[k].name[:0], name...)
-		p.pos[k].ref = r
+		e := &p.pos[k]
+		e.name, e.ref, e.gap = append(e.name[:0], name...), r, e.gap[:0]
 	} else if k == len(p.pos) && k < 4096 {
-		p.pos = append(p.pos, posEnt{append([]byte(nil), name...), r})
+		p.pos = append(p.pos, posEnt{name: append([]byte(nil), name...), ref: r})
 	}
 	return r
 }

@@ -307,10 +307,11 @@ func (g txtJSONLineGen) line() []byte {
 
 // txtCheckJSONLine parses one line with the fast path and with the
 // decoder and fails when they disagree: the fast path may decline a line,
-// but what it accepts must give the decoder's points and notes.
-func txtCheckJSONLine(t testing.TB, cfg *rowConfig, tt *tagTable, line []byte) {
+// but what it accepts must give the decoder's points and notes. A fast
+// parser kept across lines carries its caches from row to row.
+func txtCheckJSONLine(t testing.TB, fast *jsonlParser, line []byte) {
 	t.Helper()
-	fast, slow := newJSONLParser(cfg, tt), newJSONLParser(cfg, tt)
+	slow := newJSONLParser(fast.cfg, fast.tt)
 	var bf, bs batch
 	ok := fast.fastLine(line, &bf)
 	if ok {
@@ -321,6 +322,9 @@ func txtCheckJSONLine(t testing.TB, cfg *rowConfig, tt *tagTable, line []byte) {
 		slow.endRow(&bs, 1)
 	}
 	if !ok {
+		if len(bf.vals) != 0 {
+			t.Fatalf("%q: the fast path declined but left values", line)
+		}
 		return
 	}
 	if e != nil {
@@ -352,18 +356,76 @@ func txtSameRows(a, b []rowMeta) bool {
 func TestJSONLFastPathMatchesDecoder(t *testing.T) {
 	g := txtJSONLineGen{rand.New(rand.NewPCG(5, 6))}
 	cfgs := []rowConfig{{stepKey: "step", wallKey: "_timestamp"}, {stepKey: "step", verl: true}, {}, {stepKey: "_step", wallKey: "time"}}
-	accepted := 0
-	for i := range 300_000 {
+	accepted, n := 0, 200_000
+	if testing.Short() {
+		n = 20_000
+	}
+	for i := range n {
 		cfg := &cfgs[i%len(cfgs)]
-		tt := newTagTable(&txtRec{})
 		line := g.line()
-		txtCheckJSONLine(t, cfg, tt, line)
-		if newJSONLParser(cfg, tt).fastLine(line, new(batch)) {
+		txtCheckJSONLine(t, newJSONLParser(cfg, newTagTable(&txtRec{})), line)
+		if newJSONLParser(cfg, newTagTable(&txtRec{})).fastLine(line, new(batch)) {
 			accepted++
 		}
 	}
-	if accepted < 30_000 {
+	if accepted < n/10 {
 		t.Fatalf("the fast path took only %d lines; the generator no longer exercises it", accepted)
+	}
+}
+
+// TestJSONLFastPathAcrossRows runs one fast parser over runs of similar
+// rows, so that its per-position caches of keys and the bytes between
+// values are used, and rows that differ from the row before in small ways
+// (a value's type, spacing, a key, a broken byte) must still come out as
+// the decoder reads them.
+func TestJSONLFastPathAcrossRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	g := txtJSONLineGen{r}
+	cfgs := []rowConfig{{stepKey: "step", wallKey: "_timestamp"}, {stepKey: "step", verl: true}, {}}
+	runs := 3000
+	if testing.Short() {
+		runs = 300
+	}
+	for run := range runs {
+		cfg := &cfgs[run%len(cfgs)]
+		fast := newJSONLParser(cfg, newTagTable(&txtRec{only: map[string]bool{"a": true, "t1": true, "x/y": true, "data": true}}))
+		keys := []string{"step", "a", "t1", "_timestamp", "b", "x", "data", "t2"}[:2+r.IntN(7)]
+		seps := [2]string{": ", ", "}
+		for range 40 {
+			var b strings.Builder
+			b.WriteString("{")
+			for k, key := range keys {
+				if r.IntN(30) == 0 {
+					continue // a key left out
+				}
+				if k > 0 {
+					b.WriteString(seps[1])
+				}
+				if r.IntN(40) == 0 {
+					key = g.key() // another key at this position
+				}
+				b.WriteString(`"` + key + `"` + seps[0])
+				switch {
+				case key == "data" || key == "x":
+					b.WriteString(`{"y": ` + g.number() + `, "z": ` + g.value(2) + `}`)
+				case r.IntN(15) == 0:
+					b.WriteString(g.value(1))
+				default:
+					b.WriteString(g.number())
+				}
+			}
+			b.WriteString("}")
+			line := []byte(b.String())
+			if r.IntN(10) == 0 {
+				i := r.IntN(len(line))
+				const subst = "{}\":, 0-.eNa\x00\\"
+				line[i] = subst[r.IntN(len(subst))]
+			}
+			if r.IntN(20) == 0 {
+				seps = [2]string{[]string{":", ": ", " :"}[r.IntN(3)], []string{",", ", ", " ,"}[r.IntN(3)]}
+			}
+			txtCheckJSONLine(t, fast, line)
+		}
 	}
 }
 

@@ -71,7 +71,11 @@ func openText(path string, f Format) (*os.File, int64, error) {
 	}
 	if i := binaryAt(head, n == headSize); i >= 0 {
 		file.Close()
-		return nil, 0, binaryError(path, f, lineAt(head, i), int64(i))
+		e := binaryError(path, f, lineAt(head, i), int64(i))
+		if bytes.HasPrefix(head, []byte{0xFF, 0xFE}) || bytes.HasPrefix(head, []byte{0xFE, 0xFF}) {
+			e.Msg += " (it is UTF-16 text: convert it to UTF-8, e.g. with iconv -f UTF-16 -t UTF-8)"
+		}
+		return nil, 0, e
 	}
 	if _, err := file.Seek(0, io.SeekStart); err != nil {
 		file.Close()

@@ -24,13 +24,13 @@ import (
 //
 // readTFEvents reads one such file in two passes:
 //
-//  1. Scan pass: frames every record, reading 1 MiB windows ahead on a
-//     second goroutine, and looks only at the top level of each Event
-//     (its step, whether it holds a summary, whether it is a SessionLog
-//     START). It cuts the file into chunks of about 4 MiB at record
-//     boundaries, and notes the restarts.
+//  1. Scan pass: frames every record and looks only at the top level of
+//     each Event (its step, whether it holds a summary, whether it is a
+//     SessionLog START), noting the restarts and cutting the file into
+//     chunks of about 256 KiB at record boundaries. A large file is
+//     scanned in parts, in parallel (see scanPass).
 //  2. Decode pass: workers, one per CPU up to 8, each take a chunk, check
-//     the CRCs of its records and decode them into batches of values; the
+//     the CRCs of its records and decode them into a batch of values; the
 //     calling goroutine takes the batches in file order and delivers the
 //     points, so the sink sees exactly what a sequential read would give
 //     it, from one goroutine. Records larger than a window form chunks of
@@ -43,17 +43,20 @@ import (
 // checked again so that the error names the first bad record.
 //
 // Restarts follow TensorBoard's purge rule: a SessionLog START at step S
-// discards every point written before it whose step is >= S. The scan
-// pass keeps only the STARTs that actually discard something, and of those
-// only the ones whose step is below that of every later START (a later,
-// lower START discards a superset). What remains is a list with rising
-// offsets and rising steps, so a point at file offset o survives exactly
-// when its step is below the step of the first kept START after o. The
-// list holds at most tfMaxRestarts entries.
+// discards every point written before it whose step is >= S. Two passes
+// make this exact without holding points back: the scan pass finds the
+// STARTs, keeps those that discard something (some summary before has a
+// step >= S), and of those only the ones whose step is below that of
+// every later START (a later, lower START discards a superset). What
+// remains is a list with rising offsets and rising steps, so a point at
+// file offset o survives exactly when its step is below the step of the
+// first kept START after o. At most tfMaxRestarts STARTs with rising steps
+// are held while scanning; a file with more is refused.
 //
-// Memory: the windows and worker buffers (about 20 MiB with 8 workers),
-// the largest summary record, the restart list, one entry per distinct tag
-// and 24 bytes per chunk; past tfMaxChunks chunks, chunks double in size.
+// Memory: the windows, worker buffers and batches (about 16 MiB with 8
+// workers), the largest summary record, the restart list, one entry per
+// distinct tag and 24 bytes per chunk; past tfMaxChunks chunks, chunks
+// double in size.
 //
 // Ends of file:
 //   - an empty file is an error;
@@ -70,34 +73,35 @@ import (
 // one file only.
 
 const (
-	tfWindow      = 1 << 20   // read window; records up to this size are decoded in place
-	tfWindows     = 4         // scan-pass windows: read ahead, being framed
-	tfChunkSize   = 4 << 20   // the decode pass hands out records in chunks of about this size
-	tfMaxChunks   = 1 << 16   // chunks kept; past this, adjacent chunks merge
-	tfMaxWorkers  = 8         // decode workers
-	tfBatchLen    = 4096      // decoded values per batch
-	tfMaxRecord   = 256 << 20 // largest summary record decoded (larger non-summary records are streamed past)
-	tfMaxRestarts = 1 << 16   // restarts that discard points, per file
-	tfHeaderLen   = 12
-	tfFooterLen   = 4
-	tfMaskDelta   = 0xa282ead8
-	sessionStart  = 1 // SessionLog.START
+	tfWindow       = 1 << 20   // read window; records up to this size are decoded in place
+	tfWindows      = 4         // scan-pass windows: read ahead, being framed
+	tfChunkSize    = 256 << 10 // the decode pass hands out records in chunks of about this size
+	tfMaxChunks    = 1 << 16   // chunks kept; past this, adjacent chunks merge
+	tfMaxWorkers   = 8         // decode workers, and parts scanned in parallel
+	tfMinScanPart  = 8 << 20   // smallest part of a file scanned on its own
+	tfScanWindow   = 256 << 10 // read window of a part
+	tfMaxRecord    = 256 << 20 // largest summary record decoded (larger non-summary records are streamed past)
+	tfMaxRestarts  = 1 << 16   // STARTs with rising steps held while scanning
+	tfHeaderLen    = 12
+	tfFooterLen    = 4
+	tfMaskDelta    = 0xa282ead8
+	tfSessionStart = 1 // SessionLog.START
 )
 
 // TensorFlow DataType values the scalar decoding understands.
 const (
-	dtFloat    = 1
-	dtDouble   = 2
-	dtInt32    = 3
-	dtUint8    = 4
-	dtInt16    = 5
-	dtInt8     = 6
-	dtInt64    = 9
-	dtBFloat16 = 14
-	dtUint16   = 17
-	dtHalf     = 19
-	dtUint32   = 22
-	dtUint64   = 23
+	tfDTFloat    = 1
+	tfDTDouble   = 2
+	tfDTInt32    = 3
+	tfDTUint8    = 4
+	tfDTInt16    = 5
+	tfDTInt8     = 6
+	tfDTInt64    = 9
+	tfDTBFloat16 = 14
+	tfDTUint16   = 17
+	tfDTHalf     = 19
+	tfDTUint32   = 22
+	tfDTUint64   = 23
 )
 
 func tfMask(crc uint32) uint32 { return (crc>>15 | crc<<17) + tfMaskDelta }
@@ -163,72 +167,121 @@ func tfWindowSize(size int64) int {
 	return win
 }
 
-// tfPrefetch reads [start, end) of a file window by window on its own
-// goroutine, ahead of the reader, so that reading overlaps decoding.
-type tfPrefetch struct {
-	full chan *tfWin // filled windows in file order, closed after the last
-	stop chan struct{}
-	done chan struct{}
-	// Set before full is closed:
-	end int64  // where reading stopped
-	err *Error // why, if it was not the end
+// tfSource reads [start, end) of a file window by window: ahead of the
+// reader on a goroutine of its own, or, inline, when the reader asks.
+type tfSource struct {
+	path   string
+	r      io.ReaderAt
+	off    int64 // next byte to read
+	end    int64
+	win    int
+	inline bool
+	free   chan *tfWin // windows to read into
+	full   chan *tfWin // read ahead: filled windows in file order, closed after the last
+	stop   chan struct{}
+	done   chan struct{}
+	over   bool   // inline: no more windows
+	err    *Error // why reading stopped before end; for a goroutine, set before full is closed
 }
 
-func tfStartPrefetch(path string, r io.ReaderAt, start, end int64, free chan *tfWin) *tfPrefetch {
-	pf := &tfPrefetch{full: make(chan *tfWin, cap(free)), stop: make(chan struct{}), done: make(chan struct{})}
+// tfReadAhead starts a goroutine that reads windows ahead, into the
+// windows in free.
+func tfReadAhead(path string, r io.ReaderAt, start, end int64, free chan *tfWin) *tfSource {
+	src := &tfSource{path: path, r: r, off: start, end: end, free: free,
+		full: make(chan *tfWin, cap(free)), stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
-		defer close(pf.done)
-		off := start
-		defer func() {
-			pf.end = off
-			close(pf.full)
-		}()
-		for off < end {
+		defer close(src.done)
+		defer close(src.full)
+		for {
 			var w *tfWin
 			select {
 			case w = <-free:
-			case <-pf.stop:
+			case <-src.stop:
 				return
 			}
-			n := int(min(int64(cap(w.buf)), end-off))
-			m, err := r.ReadAt(w.buf[:n], off)
-			w.buf, w.base = w.buf[:m], off
-			if m == 0 {
-				free <- w
-			} else {
-				select {
-				case pf.full <- w:
-				case <-pf.stop:
-					return
-				}
-				off += int64(m)
+			if !src.read(w) {
+				return
 			}
-			if m < n {
-				// A file that shrank since it was measured ends here.
-				if err != nil && err != io.EOF {
-					pf.err = &Error{Path: path, Offset: off, Msg: "read: " + binOSMsg(err)}
-				}
+			select {
+			case src.full <- w:
+			case <-src.stop:
 				return
 			}
 		}
 	}()
-	return pf
+	return src
 }
 
-// close stops the goroutine and waits for it.
-func (pf *tfPrefetch) close() {
-	close(pf.stop)
-	<-pf.done
+// tfReadInline is a tfSource that reads when asked, into windows of win
+// bytes it makes as needed.
+func tfReadInline(path string, r io.ReaderAt, start, end int64, win int) *tfSource {
+	return &tfSource{path: path, r: r, off: start, end: end, win: win, inline: true, free: make(chan *tfWin, 8)}
 }
 
-// tfCursor walks the windows of a tfPrefetch as one byte stream.
+// read fills w with the next window; false when there is none.
+func (src *tfSource) read(w *tfWin) bool {
+	if src.off >= src.end {
+		return false
+	}
+	n := int(min(int64(cap(w.buf)), src.end-src.off))
+	m, err := src.r.ReadAt(w.buf[:n], src.off)
+	w.buf, w.base = w.buf[:m], src.off
+	src.off += int64(m)
+	if m < n {
+		// A file that shrank since it was measured ends here.
+		if err != nil && err != io.EOF {
+			src.err = &Error{Path: src.path, Offset: src.off, Msg: "read: " + binOSMsg(err)}
+		}
+		src.end = src.off
+	}
+	return m > 0
+}
+
+// get returns the next window, or nil after the last.
+func (src *tfSource) get() *tfWin {
+	if !src.inline {
+		return <-src.full
+	}
+	if src.over {
+		return nil
+	}
+	var w *tfWin
+	select {
+	case w = <-src.free:
+	default:
+		w = &tfWin{buf: make([]byte, src.win)}
+	}
+	if !src.read(w) {
+		src.over = true
+		return nil
+	}
+	return w
+}
+
+// put takes back a window the reader is done with.
+func (src *tfSource) put(w *tfWin) {
+	w.buf = w.buf[:cap(w.buf)]
+	select {
+	case src.free <- w:
+	default:
+	}
+}
+
+// close stops reading ahead, and waits for the goroutine to end.
+func (src *tfSource) close() {
+	if !src.inline {
+		close(src.stop)
+		<-src.done
+	}
+}
+
+// tfCursor walks the windows of a tfSource as one byte stream.
 type tfCursor struct {
-	pf      *tfPrefetch
-	retire  func(*tfWin) // called with each window once past it
-	cur     *tfWin       // nil before the first window and after the last
-	p       int          // next unread byte in cur.buf
-	ahead   []*tfWin     // windows fetched by peek, after cur
-	scratch []byte       // bytes that span windows, copied together
+	src     *tfSource
+	cur     *tfWin   // nil before the first window and after the last
+	p       int      // next unread byte in cur.buf
+	ahead   []*tfWin // windows fetched by peek, after cur
+	scratch []byte   // bytes that span windows, copied together
 	started bool
 }
 
@@ -238,7 +291,7 @@ func (c *tfCursor) next() *tfWin {
 		c.ahead = append(c.ahead[:0], c.ahead[1:]...)
 		return w
 	}
-	return <-c.pf.full // nil once closed
+	return c.src.get()
 }
 
 // settle makes cur the window holding the next unread byte.
@@ -248,7 +301,7 @@ func (c *tfCursor) settle() {
 	}
 	for c.cur != nil && c.p >= len(c.cur.buf) {
 		c.p -= len(c.cur.buf)
-		c.retire(c.cur)
+		c.src.put(c.cur)
 		c.cur = c.next()
 	}
 }
@@ -257,7 +310,7 @@ func (c *tfCursor) settle() {
 func (c *tfCursor) pos() int64 {
 	c.settle()
 	if c.cur == nil {
-		return c.pf.end
+		return c.src.off
 	}
 	return c.cur.base + int64(c.p)
 }
@@ -276,8 +329,8 @@ func (c *tfCursor) peek(n int) []byte {
 	c.scratch = append(c.scratch[:0], c.cur.buf[c.p:]...)
 	for i := 0; len(c.scratch) < n; i++ {
 		if i == len(c.ahead) {
-			w, ok := <-c.pf.full
-			if !ok {
+			w := c.src.get()
+			if w == nil {
 				break
 			}
 			c.ahead = append(c.ahead, w)
@@ -332,16 +385,10 @@ func (c *tfCursor) stream(n int64, fn func([]byte)) int64 {
 	return done
 }
 
-// release hands back the windows the cursor still holds.
-func (c *tfCursor) release() {
-	if c.cur != nil {
-		c.retire(c.cur)
-		c.cur = nil
-	}
-	for _, w := range c.ahead {
-		c.retire(w)
-	}
-	c.ahead = c.ahead[:0]
+// close stops the cursor's source.
+func (c *tfCursor) close() {
+	c.cur, c.ahead = nil, nil
+	c.src.close()
 }
 
 // tfCRC8 holds slicing-by-8 tables for CRC-32C, so that a record's
@@ -383,10 +430,13 @@ func tfRecordCheck(rec []byte, crc8 *tfCRC8, tab *crc32.Table) string {
 
 const tfLengthCRCMsg = "record length CRC mismatch (not a TensorBoard event file, or corrupt)"
 
-// tfRestart is a SessionLog START that discards earlier points.
+// tfRestart is a SessionLog START that may discard earlier points.
 type tfRestart struct {
 	off  int64
 	step int64
+	// Of the summaries before it in the part of the file scanned with it:
+	seenBefore bool  // whether there was one
+	maxBefore  int64 // the largest step
 }
 
 // tfEventHead is the top level of an Event.
@@ -397,9 +447,9 @@ type tfEventHead struct {
 	start   bool // a SessionLog with status START
 }
 
-// quickEventHead reads the top level of an Event, fast when it is laid out
+// tfQuickEventHead reads the top level of an Event, fast when it is laid out
 // as writers lay it out: wall_time, step, then the member of the oneof.
-func quickEventHead(b []byte) tfEventHead {
+func tfQuickEventHead(b []byte) tfEventHead {
 	var h tfEventHead
 	p := b
 	if len(p) >= 9 && p[0] == 0x09 { // wall_time
@@ -408,7 +458,7 @@ func quickEventHead(b []byte) tfEventHead {
 	if len(p) > 0 && p[0] == 0x10 { // step
 		v, n := tfVarint(p[1:])
 		if n <= 0 {
-			h, _ = scanEventHead(b, true)
+			h, _ = tfScanEventHead(b, true)
 			return h
 		}
 		h.step, h.hasStep = int64(v), true
@@ -423,13 +473,13 @@ func quickEventHead(b []byte) tfEventHead {
 			return h
 		}
 	}
-	h, _ = scanEventHead(b, true)
+	h, _ = tfScanEventHead(b, true)
 	return h
 }
 
-// scanEventHead reads the top level of an Event. When complete is false, b
+// tfScanEventHead reads the top level of an Event. When complete is false, b
 // is a prefix of it and a field running past its end ends the scan.
-func scanEventHead(b []byte, complete bool) (tfEventHead, error) {
+func tfScanEventHead(b []byte, complete bool) (tfEventHead, error) {
 	var h tfEventHead
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)
@@ -459,7 +509,7 @@ func scanEventHead(b []byte, complete bool) (tfEventHead, error) {
 					v = b[ln:]
 				}
 			}
-			h.start = sessionLogIsStart(v)
+			h.start = tfSessionLogIsStart(v)
 		default:
 			n = protowire.ConsumeFieldValue(num, typ, b)
 		}
@@ -474,9 +524,9 @@ func scanEventHead(b []byte, complete bool) (tfEventHead, error) {
 	return h, nil
 }
 
-// sessionLogIsStart reports whether a SessionLog's status is START. A
+// tfSessionLogIsStart reports whether a SessionLog's status is START. A
 // malformed session log is not a restart.
-func sessionLogIsStart(b []byte) bool {
+func tfSessionLogIsStart(b []byte) bool {
 	start := false
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)
@@ -489,7 +539,7 @@ func sessionLogIsStart(b []byte) bool {
 			if m < 0 {
 				return start
 			}
-			start = v == sessionStart
+			start = v == tfSessionStart
 			b = b[m:]
 			continue
 		}
@@ -528,18 +578,46 @@ func (scan *tfScan) note(head tfEventHead, off int64) error {
 			scan.maxStep = head.step
 		}
 		scan.seen = true
-	case head.start && scan.seen && head.step <= scan.maxStep:
-		// A START discards earlier points with step >= its step; a kept
-		// START with a step >= this one's is now redundant.
+	case head.start:
+		// A START discards earlier points with step >= its step; a START
+		// before it with a step >= its step is redundant.
 		for len(scan.restarts) > 0 && scan.restarts[len(scan.restarts)-1].step >= head.step {
 			scan.restarts = scan.restarts[:len(scan.restarts)-1]
 		}
 		if len(scan.restarts) == tfMaxRestarts {
-			return fmt.Errorf("more than %d restarts (SessionLog START) that discard points", tfMaxRestarts)
+			return fmt.Errorf("more than %d restarts (SessionLog START) with rising steps", tfMaxRestarts)
 		}
-		scan.restarts = append(scan.restarts, tfRestart{off: off, step: head.step})
+		scan.restarts = append(scan.restarts, tfRestart{off: off, step: head.step, seenBefore: scan.seen, maxBefore: scan.maxStep})
 	}
 	return nil
+}
+
+// tfEffectiveRestarts merges the restarts of the parts of a file, in
+// order, keeping those that discard something: a START discards nothing
+// when no summary before it has a step at or past its own.
+func tfEffectiveRestarts(parts []tfScan) []tfRestart {
+	var out []tfRestart
+	seen, maxStep := false, int64(0)
+	for _, part := range parts {
+		for _, r := range part.restarts {
+			before, m := seen || r.seenBefore, maxStep
+			if !seen || r.seenBefore && r.maxBefore > m {
+				m = r.maxBefore
+			}
+			if !before || r.step > m {
+				continue
+			}
+			for len(out) > 0 && out[len(out)-1].step >= r.step {
+				out = out[:len(out)-1]
+			}
+			out = append(out, r)
+		}
+		if part.seen && (!seen || part.maxStep > maxStep) {
+			maxStep = part.maxStep
+		}
+		seen = seen || part.seen
+	}
+	return out
 }
 
 // closeChunk ends the open chunk at end, if it holds anything.
@@ -586,20 +664,29 @@ func (st *tfReadState) errorf(off int64, format string, args ...any) *Error {
 // scanPass frames every record. It trusts the lengths and leaves the CRCs
 // to the decode pass, checking only the record it stops at; if it fails,
 // the records before are checked so that the first bad one is named.
+//
+// A large file is scanned in parallel parts: each part after the first
+// starts at the first place where a length is followed by its CRC, and
+// scans up to the first record boundary at or past the next part's start.
+// Where the parts meet at the same boundary, they framed the same records
+// a sequential scan would; otherwise (a false start, a failure, too many
+// restarts) the file is scanned again from the start, sequentially.
 func (st *tfReadState) scanPass() (tfScan, error) {
-	free := make(chan *tfWin, tfWindows)
-	for range tfWindows {
-		free <- &tfWin{buf: make([]byte, st.win)}
+	parts := int(min(int64(runtime.GOMAXPROCS(0)), tfMaxWorkers, st.size/tfMinScanPart))
+	if parts > 1 {
+		if scan, ok := st.scanParts(parts); ok {
+			return scan, nil
+		}
 	}
-	pf := tfStartPrefetch(st.path, st.r, 0, st.size, free)
-	c := &tfCursor{pf: pf, retire: func(w *tfWin) { free <- w }}
-	scan, err := st.frameAll(c)
-	c.release()
-	pf.close()
-	if err == nil {
-		err = pf.err
+	src := tfReadAhead(st.path, st.r, 0, st.size, st.windows(tfWindows))
+	c := &tfCursor{src: src}
+	scan, err := st.frameAll(c, 0, math.MaxInt64)
+	c.close()
+	if err == nil && src.err != nil {
+		err = src.err
 	}
 	if err == nil {
+		scan.restarts = tfEffectiveRestarts([]tfScan{scan})
 		return scan, nil
 	}
 	var e *Error
@@ -611,18 +698,94 @@ func (st *tfReadState) scanPass() (tfScan, error) {
 	return scan, err
 }
 
-// frameAll is the framing loop of the scan pass.
-func (st *tfReadState) frameAll(c *tfCursor) (tfScan, error) {
-	scan := tfScan{target: tfChunkSize}
+// windows makes n windows.
+func (st *tfReadState) windows(n int) chan *tfWin {
+	free := make(chan *tfWin, n)
+	for range n {
+		free <- &tfWin{buf: make([]byte, st.win)}
+	}
+	return free
+}
+
+// scanParts scans the file in parts, in parallel; false when the parts do
+// not join up or one fails.
+func (st *tfReadState) scanParts(parts int) (tfScan, bool) {
+	type result struct {
+		start int64 // where its first record is
+		scan  tfScan
+		ok    bool
+	}
+	results := make([]result, parts)
+	var wg sync.WaitGroup
+	for i := range parts {
+		from := st.size / int64(parts) * int64(i)
+		limit := st.size / int64(parts) * int64(i+1)
+		if i == parts-1 {
+			limit = math.MaxInt64
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := &tfCursor{src: tfReadInline(st.path, st.r, from, st.size, tfScanWindow)}
+			defer c.close()
+			if i > 0 && !st.syncTo(c, tfWindow) {
+				return
+			}
+			start := c.pos()
+			scan, err := st.frameAll(c, start, limit)
+			results[i] = result{start: start, scan: scan, ok: err == nil && c.src.err == nil}
+		}()
+	}
+	wg.Wait()
+	all := tfScan{target: tfChunkSize}
+	scans := make([]tfScan, 0, parts)
+	for i, r := range results {
+		if !r.ok || i > 0 && r.start != results[i-1].scan.end {
+			return tfScan{}, false
+		}
+		scans = append(scans, r.scan)
+		all.target = max(all.target, r.scan.target)
+		for _, c := range r.scan.chunks {
+			all.addChunk(c)
+		}
+	}
+	last := results[parts-1].scan
+	all.end, all.trunc = last.end, last.trunc
+	all.restarts = tfEffectiveRestarts(scans)
+	return all, true
+}
+
+// syncTo moves c to the first place, within the next n bytes, where a
+// record's length is followed by its CRC; false when there is none.
+func (st *tfReadState) syncTo(c *tfCursor, n int) bool {
+	for range n {
+		h := c.peek(tfHeaderLen)
+		if len(h) < tfHeaderLen {
+			return false
+		}
+		if tfMask(st.crc8.sum8(h)) == binary.LittleEndian.Uint32(h[8:]) {
+			if left := st.size - c.pos() - tfHeaderLen - tfFooterLen; left >= 0 && binary.LittleEndian.Uint64(h) <= uint64(left) {
+				return true
+			}
+		}
+		c.stream(1, nil)
+	}
+	return false
+}
+
+// frameAll is the framing loop of the scan pass: from the record at
+// start to the first record boundary at or past limit, or the end.
+func (st *tfReadState) frameAll(c *tfCursor, start, limit int64) (tfScan, error) {
+	scan := tfScan{target: tfChunkSize, cut: start}
 	for {
 		// The common case: the whole record lies in the current window.
-		if w := c.cur; w != nil && c.p+tfHeaderLen+tfFooterLen <= len(w.buf) {
+		if w := c.cur; w != nil && c.p+tfHeaderLen+tfFooterLen <= len(w.buf) && w.base+int64(c.p) < limit {
 			p := c.p
 			if length := binary.LittleEndian.Uint64(w.buf[p:]); length <= uint64(len(w.buf)-p-tfHeaderLen-tfFooterLen) {
 				n := int(length)
 				off := w.base + int64(p)
 				c.p = p + tfHeaderLen + n + tfFooterLen
-				if err := scan.note(quickEventHead(w.buf[p+tfHeaderLen:p+tfHeaderLen+n]), off); err != nil {
+				if err := scan.note(tfQuickEventHead(w.buf[p+tfHeaderLen:p+tfHeaderLen+n]), off); err != nil {
 					return scan, st.errorf(off, "%s", err)
 				}
 				if end := w.base + int64(c.p); end-scan.cut >= scan.target {
@@ -633,6 +796,11 @@ func (st *tfReadState) frameAll(c *tfCursor) (tfScan, error) {
 		}
 
 		off := c.pos()
+		if off >= limit {
+			scan.end = off
+			scan.closeChunk(off)
+			return scan, nil
+		}
 		h := c.peek(tfHeaderLen)
 		switch {
 		case len(h) == 0 && off == 0:
@@ -671,7 +839,7 @@ func (st *tfReadState) frameAll(c *tfCursor) (tfScan, error) {
 				scan.closeChunk(off)
 				return scan, nil
 			}
-			head = quickEventHead(rec[tfHeaderLen : tfHeaderLen+n])
+			head = tfQuickEventHead(rec[tfHeaderLen : tfHeaderLen+n])
 			if err := scan.note(head, off); err != nil {
 				return scan, st.errorf(off, "%s", err)
 			}
@@ -686,7 +854,7 @@ func (st *tfReadState) frameAll(c *tfCursor) (tfScan, error) {
 		if !lengthOK {
 			return scan, st.errorf(off, "%s", tfLengthCRCMsg)
 		}
-		head, _ = scanEventHead(c.peek(st.win)[tfHeaderLen:], false)
+		head, _ = tfScanEventHead(c.peek(st.win)[tfHeaderLen:], false)
 		if head.summary && !head.hasStep {
 			// The step lies beyond the prefix; assume the worst.
 			head.step, head.hasStep = math.MaxInt64, true
@@ -780,28 +948,38 @@ func (r *tfRegistry) get(name []byte) *tfTag {
 
 // A tfEntry is one decoded value, or a change to a tag's plugin.
 type tfEntry struct {
-	t      *tfTag
-	off    int64 // the record's offset
-	step   int64
-	wall   float64
-	value  float64
-	kind   uint8
-	orphan bool   // discarded by a later restart
-	aux    string // tfeTensor: why it is not a scalar ("" when it is); tfeTensorErr: the error; tfePlugin: the plugin
+	t     *tfTag
+	step  int64
+	wall  float64
+	value float64
 }
 
+// What an entry is, in its flags byte.
 const (
 	tfeSimple    = iota // a simple_value
 	tfeTensor           // a tensor, a scalar if its tag's plugin is "scalars"
 	tfeTensorErr        // a tensor that does not decode: an error if its tag is wanted
 	tfePlugin           // metadata naming the tag's plugin
+	tfeKind      = 0x0f
+	tfeOrphan    = 0x80 // discarded by a later restart
 )
 
-// tfBatch is a run of decoded values of one chunk.
+// tfExtra is what an entry other than a simple value also carries.
+type tfExtra struct {
+	off int64  // the record's offset
+	aux string // tfeTensor: why it is not a scalar ("" when it is); tfeTensorErr: the error; tfePlugin: the plugin
+}
+
+// tfBatch holds the decoded values of one chunk.
 type tfBatch struct {
 	entries []tfEntry
-	err     error // what stopped the chunk after these entries
-	owner   chan *tfBatch
+	flags   []uint8   // one per entry
+	extras  []tfExtra // one per entry that is not a simple value, in order
+	err     error     // what stopped the chunk after these entries
+}
+
+func (b *tfBatch) reset() {
+	b.entries, b.flags, b.extras, b.err = b.entries[:0], b.flags[:0], b.extras[:0], nil
 }
 
 // tfJob is a chunk given to a worker.
@@ -835,12 +1013,19 @@ const tfMaxSkipKinds = 16
 
 // deliver hands a batch's points to the sink.
 func (dv *tfDelivery) deliver(b *tfBatch) error {
+	x := 0 // next extra
 	for i := range b.entries {
 		e := &b.entries[i]
 		t := e.t
-		switch e.kind {
+		kind := b.flags[i] & tfeKind
+		var extra tfExtra
+		if kind != tfeSimple {
+			extra = b.extras[x]
+			x++
+		}
+		switch kind {
 		case tfePlugin:
-			t.plugin = e.aux
+			t.plugin = extra.aux
 			continue
 		case tfeTensor, tfeTensorErr:
 			if t.plugin != "scalars" {
@@ -864,12 +1049,12 @@ func (dv *tfDelivery) deliver(b *tfBatch) error {
 			continue
 		}
 		switch {
-		case e.kind == tfeTensorErr:
-			return &Error{Path: dv.path, Offset: e.off, Msg: e.aux}
-		case e.kind == tfeTensor && e.aux != "":
-			dv.skip(e.aux)
+		case kind == tfeTensorErr:
+			return &Error{Path: dv.path, Offset: extra.off, Msg: extra.aux}
+		case kind == tfeTensor && extra.aux != "":
+			dv.skip(extra.aux)
 			continue
-		case e.orphan:
+		case b.flags[i]&tfeOrphan != 0:
 			dv.dropped++
 			continue
 		}
@@ -884,10 +1069,16 @@ func (dv *tfDelivery) deliver(b *tfBatch) error {
 // decodePass decodes the chunks on workers and delivers their points in order.
 func (st *tfReadState) decodePass(scan tfScan, dv *tfDelivery) error {
 	reg := &tfRegistry{tags: make(map[string]*tfTag)}
-	workers := min(runtime.GOMAXPROCS(0), tfMaxWorkers, len(scan.chunks))
-	workers = max(workers, 1)
-	ahead := 2 * workers
+	workers := max(1, min(runtime.GOMAXPROCS(0), tfMaxWorkers, len(scan.chunks)))
+	ahead := 2 * workers // chunks handed out before their turn
 	jobs := make(chan *tfJob, ahead)
+	// Enough batches that the chunk whose turn it is always gets one: the
+	// others are held by at most ahead-1 decoded chunks waiting their turn
+	// and workers-1 chunks being decoded.
+	batches := make(chan *tfBatch, ahead+workers+1)
+	for range cap(batches) {
+		batches <- new(tfBatch)
+	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	var pool []*tfWorker
@@ -897,21 +1088,18 @@ func (st *tfReadState) decodePass(scan tfScan, dv *tfDelivery) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			wk.run(jobs, stop)
+			wk.run(jobs, batches, stop)
 		}()
 	}
 	stopped := false
-	finish := func() {
+	defer func() {
 		if !stopped {
 			close(stop)
-			stopped = true
 		}
-	}
-	defer func() {
-		finish()
 		wg.Wait()
 	}()
 	inline := st.newWorker(reg, scan.restarts) // for the large records
+	inline.batch = new(tfBatch)
 
 	var queue []*tfJob
 	sent := 0
@@ -929,22 +1117,22 @@ func (st *tfReadState) decodePass(scan tfScan, dv *tfDelivery) error {
 		if j.chunk.large {
 			b := inline.large(j.chunk)
 			err := dv.deliver(b)
-			b.entries, b.err = b.entries[:0], nil
+			b.reset()
 			if err != nil {
 				return err
 			}
 			continue
 		}
-		for b := range j.out {
-			err := dv.deliver(b)
-			b.entries, b.err = b.entries[:0], nil
-			b.owner <- b
-			if err != nil {
-				return err
-			}
+		b := <-j.out
+		err := dv.deliver(b)
+		b.reset()
+		batches <- b
+		if err != nil {
+			return err
 		}
 	}
 	close(jobs)
+	stopped = true
 	wg.Wait()
 	for _, wk := range append(pool, inline) {
 		for k, n := range wk.skipped {
@@ -962,8 +1150,7 @@ type tfWorker struct {
 	last     *tfLocalTag // the tag of the previous value
 	skipped  map[string]int64
 	restarts []tfRestart
-	free     chan *tfBatch
-	batch    *tfBatch
+	batch    *tfBatch // of the chunk being decoded
 	buf      []byte
 
 	gen       int   // chunks taken, counting from 1
@@ -985,11 +1172,7 @@ type tfLocalTag struct {
 
 func (st *tfReadState) newWorker(reg *tfRegistry, restarts []tfRestart) *tfWorker {
 	wk := &tfWorker{st: st, reg: reg, local: make(map[string]*tfLocalTag), skipped: make(map[string]int64),
-		restarts: restarts, free: make(chan *tfBatch, 2)}
-	for range 2 {
-		wk.free <- &tfBatch{entries: make([]tfEntry, 0, tfBatchLen), owner: wk.free}
-	}
-	wk.batch = <-wk.free
+		restarts: restarts}
 	if wk.purge = len(restarts) > 0; wk.purge {
 		wk.threshold = restarts[0].step
 	}
@@ -1020,41 +1203,29 @@ func (wk *tfWorker) seek(off int64) {
 }
 
 // run takes jobs until there are none or the pass stops.
-func (wk *tfWorker) run(jobs <-chan *tfJob, stop <-chan struct{}) {
+func (wk *tfWorker) run(jobs <-chan *tfJob, batches chan *tfBatch, stop <-chan struct{}) {
 	for {
+		var j *tfJob
 		select {
-		case j, ok := <-jobs:
-			if !ok {
-				return
-			}
-			ok = wk.chunk(j, stop)
-			close(j.out)
-			if !ok {
-				return
-			}
+		case j = <-jobs:
 		case <-stop:
 			return
 		}
+		if j == nil {
+			return
+		}
+		select {
+		case wk.batch = <-batches:
+		case <-stop:
+			return
+		}
+		wk.chunk(j)
+		j.out <- wk.batch // buffered: never blocks
 	}
 }
 
-// send hands the current batch on and takes a fresh one; false when the pass stopped.
-func (wk *tfWorker) send(out chan<- *tfBatch, stop <-chan struct{}) bool {
-	select {
-	case out <- wk.batch:
-	case <-stop:
-		return false
-	}
-	select {
-	case wk.batch = <-wk.free:
-		return true
-	case <-stop:
-		return false
-	}
-}
-
-// chunk decodes the records of one chunk; false when the pass stopped.
-func (wk *tfWorker) chunk(j *tfJob, stop <-chan struct{}) bool {
+// chunk decodes the records of one chunk into wk.batch.
+func (wk *tfWorker) chunk(j *tfJob) {
 	st := wk.st
 	wk.gen++
 	if wk.buf == nil {
@@ -1062,9 +1233,8 @@ func (wk *tfWorker) chunk(j *tfJob, stop <-chan struct{}) bool {
 	}
 	buf := wk.buf
 	base, lo, hi := j.chunk.off, 0, 0 // buf[lo:hi] holds the file from base+lo
-	fail := func(err error) bool {
+	fail := func(err error) {
 		wk.batch.err = err
-		return wk.send(j.out, stop)
 	}
 	for {
 		off := base + int64(lo)
@@ -1079,12 +1249,15 @@ func (wk *tfWorker) chunk(j *tfJob, stop <-chan struct{}) bool {
 			hi += m
 			if m < want {
 				if err != nil && err != io.EOF {
-					return fail(st.errorf(base+int64(hi), "read: %s", binOSMsg(err)))
+					fail(st.errorf(base+int64(hi), "read: %s", binOSMsg(err)))
+					return
 				}
-				return fail(st.errorf(off, "the file changed while being read"))
+				fail(st.errorf(off, "the file changed while being read"))
+				return
 			}
 			if hi < tfHeaderLen+tfFooterLen {
-				return fail(st.errorf(off, "the file changed while being read"))
+				fail(st.errorf(off, "the file changed while being read"))
+				return
 			}
 		}
 		length := binary.LittleEndian.Uint64(buf[lo:])
@@ -1092,31 +1265,26 @@ func (wk *tfWorker) chunk(j *tfJob, stop <-chan struct{}) bool {
 			// Checked by the scan pass only if this record's length was
 			// right: it may be a wrong one that derailed the framing.
 			if tfMask(st.crc8.sum8(buf[lo:])) != binary.LittleEndian.Uint32(buf[lo+8:]) {
-				return fail(st.errorf(off, "%s", tfLengthCRCMsg))
+				fail(st.errorf(off, "%s", tfLengthCRCMsg))
+				return
 			}
-			return fail(st.errorf(off, "the file changed while being read"))
+			fail(st.errorf(off, "the file changed while being read"))
+			return
 		}
 		n := int(length)
 		rec := buf[lo : lo+tfHeaderLen+n+tfFooterLen]
 		if msg := tfRecordCheck(rec, st.crc8, st.tab); msg != "" {
-			return fail(st.errorf(off, "%s", msg))
+			fail(st.errorf(off, "%s", msg))
+			return
 		}
 		wk.off = off
 		wk.seek(off)
 		if err := wk.event(rec[tfHeaderLen : tfHeaderLen+n]); err != nil {
-			return fail(err)
+			fail(err)
+			return
 		}
 		lo += len(rec)
-		if len(wk.batch.entries) >= tfBatchLen-64 {
-			if !wk.send(j.out, stop) {
-				return false
-			}
-		}
 	}
-	if len(wk.batch.entries) > 0 {
-		return wk.send(j.out, stop)
-	}
-	return true
 }
 
 // large decodes a chunk of one record larger than a window, on the
@@ -1137,7 +1305,7 @@ func (wk *tfWorker) large(c tfChunk) *tfBatch {
 		b.err = st.errorf(c.off, "%s", tfLengthCRCMsg)
 		return b
 	}
-	head, _ := scanEventHead(prefix[tfHeaderLen:], false)
+	head, _ := tfScanEventHead(prefix[tfHeaderLen:], false)
 	if !head.summary || n > tfMaxRecord {
 		// Stream it through the checksum; it is not decoded.
 		var crc uint32
@@ -1179,9 +1347,9 @@ func (wk *tfWorker) large(c tfChunk) *tfBatch {
 	return b
 }
 
-// pbShortBytes reads a length-delimited field whose length fits one byte,
+// tfShortBytes reads a length-delimited field whose length fits one byte,
 // the common case; ok is false otherwise, and protowire takes over.
-func pbShortBytes(b []byte) (v []byte, n int, ok bool) {
+func tfShortBytes(b []byte) (v []byte, n int, ok bool) {
 	if len(b) > 0 && b[0] < 0x80 && int(b[0]) < len(b) {
 		return b[1 : 1+b[0]], 1 + int(b[0]), true
 	}
@@ -1191,12 +1359,12 @@ func pbShortBytes(b []byte) (v []byte, n int, ok bool) {
 // The keys of the fields decoded on every record, as they appear on the
 // wire: field number << 3 | wire type.
 const (
-	keyEventWall    = 1<<3 | 1 // Event.wall_time, fixed64
-	keyEventStep    = 2<<3 | 0 // Event.step, varint
-	keyEventSummary = 5<<3 | 2 // Event.summary
-	keySummaryValue = 1<<3 | 2 // Summary.value
-	keyValueTag     = 1<<3 | 2 // Summary.Value.tag
-	keyValueSimple  = 2<<3 | 5 // Summary.Value.simple_value, fixed32
+	tfKeyEventWall    = 1<<3 | 1 // Event.wall_time, fixed64
+	tfKeyEventStep    = 2<<3 | 0 // Event.step, varint
+	tfKeyEventSummary = 5<<3 | 2 // Event.summary
+	tfKeySummaryValue = 1<<3 | 2 // Summary.value
+	tfKeyValueTag     = 1<<3 | 2 // Summary.Value.tag
+	tfKeyValueSimple  = 2<<3 | 5 // Summary.Value.simple_value, fixed32
 )
 
 // tfVarint decodes a varint, returning n <= 0 when b holds no complete
@@ -1226,19 +1394,19 @@ func (wk *tfWorker) event(b []byte) error {
 	// Nearly every record of a scalar log has one shape: wall_time, step,
 	// and a summary holding one simple_value. Take it in one sweep; any
 	// other layout goes the general way.
-	if len(b) > 9 && b[0] == keyEventWall {
+	if len(b) > 9 && b[0] == tfKeyEventWall {
 		p := b[9:]
 		var step uint64
 		n := 0
-		if p[0] == keyEventStep {
+		if p[0] == tfKeyEventStep {
 			if step, n = tfVarint(p[1:]); n > 0 {
 				p = p[1+n:]
 			}
 		}
-		if n >= 0 && len(p) >= 4 && p[0] == keyEventSummary && p[1] < 0x80 && int(p[1]) == len(p)-2 &&
-			p[2] == keySummaryValue && p[3] < 0x80 && int(p[3]) == len(p)-4 {
+		if n >= 0 && len(p) >= 4 && p[0] == tfKeyEventSummary && p[1] < 0x80 && int(p[1]) == len(p)-2 &&
+			p[2] == tfKeySummaryValue && p[3] < 0x80 && int(p[3]) == len(p)-4 {
 			v := p[4:]
-			if len(v) >= 2 && v[0] == keyValueTag && v[1] < 0x80 && int(v[1])+7 == len(v) && v[2+v[1]] == keyValueSimple {
+			if len(v) >= 2 && v[0] == tfKeyValueTag && v[1] < 0x80 && int(v[1])+7 == len(v) && v[2+v[1]] == tfKeyValueSimple {
 				wk.wall = math.Float64frombits(binary.LittleEndian.Uint64(b[1:]))
 				wk.step = int64(step)
 				wk.simple(v[2:2+v[1]], binary.LittleEndian.Uint32(v[3+v[1]:]))
@@ -1251,8 +1419,16 @@ func (wk *tfWorker) event(b []byte) error {
 
 // add appends an entry for the current record.
 func (wk *tfWorker) add(t *tfTag, kind uint8, value float64, aux string) {
-	wk.batch.entries = append(wk.batch.entries, tfEntry{t: t, off: wk.off, step: wk.step, wall: wk.wall, value: value,
-		kind: kind, orphan: wk.purge && wk.step >= wk.threshold, aux: aux})
+	b := wk.batch
+	b.entries = append(b.entries, tfEntry{t: t, step: wk.step, wall: wk.wall, value: value})
+	flags := kind
+	if wk.purge && wk.step >= wk.threshold {
+		flags |= tfeOrphan
+	}
+	b.flags = append(b.flags, flags)
+	if kind != tfeSimple {
+		b.extras = append(b.extras, tfExtra{off: wk.off, aux: aux})
+	}
 }
 
 // simple takes in a simple_value.
@@ -1275,14 +1451,14 @@ func (wk *tfWorker) eventSlow(b []byte) error {
 	summaries := 0
 	for p := b; len(p) > 0; {
 		switch p[0] {
-		case keyEventWall:
+		case tfKeyEventWall:
 			if len(p) < 9 {
 				return wk.malformed("event", -1)
 			}
 			wk.wall = math.Float64frombits(binary.LittleEndian.Uint64(p[1:]))
 			p = p[9:]
 			continue
-		case keyEventStep:
+		case tfKeyEventStep:
 			v, n := tfVarint(p[1:])
 			if n <= 0 {
 				return wk.malformed("event", -1)
@@ -1290,8 +1466,8 @@ func (wk *tfWorker) eventSlow(b []byte) error {
 			wk.step = int64(v)
 			p = p[1+n:]
 			continue
-		case keyEventSummary:
-			s, n, ok := pbShortBytes(p[1:])
+		case tfKeyEventSummary:
+			s, n, ok := tfShortBytes(p[1:])
 			if !ok {
 				if s, n = protowire.ConsumeBytes(p[1:]); n < 0 {
 					return wk.malformed("event", n)
@@ -1355,8 +1531,8 @@ func (wk *tfWorker) eventSlow(b []byte) error {
 // summary decodes the values of one Summary.
 func (wk *tfWorker) summary(b []byte) error {
 	for len(b) > 0 {
-		if b[0] == keySummaryValue {
-			v, m, ok := pbShortBytes(b[1:])
+		if b[0] == tfKeySummaryValue {
+			v, m, ok := tfShortBytes(b[1:])
 			if !ok {
 				if v, m = protowire.ConsumeBytes(b[1:]); m < 0 {
 					return wk.malformed("summary", m)
@@ -1430,13 +1606,13 @@ func (wk *tfWorker) value(b []byte) error {
 	kind, hasPlugin := tfKindNoValue, false
 	for len(b) > 0 {
 		switch b[0] {
-		case keyValueTag:
-			t, n, ok := pbShortBytes(b[1:])
+		case tfKeyValueTag:
+			t, n, ok := tfShortBytes(b[1:])
 			if ok {
 				tag, b = t, b[1+n:]
 				continue
 			}
-		case keyValueSimple:
+		case tfKeyValueSimple:
 			if len(b) < 5 {
 				return wk.malformed("summary value", -1)
 			}
@@ -1461,7 +1637,7 @@ func (wk *tfWorker) value(b []byte) error {
 		case num == 9 && typ == protowire.BytesType:
 			var md []byte
 			if md, n = protowire.ConsumeBytes(b); n >= 0 {
-				if p, ok := pluginName(md); ok {
+				if p, ok := tfPluginName(md); ok {
 					plugin, hasPlugin = p, true
 				}
 			}
@@ -1524,8 +1700,8 @@ func (wk *tfWorker) value(b []byte) error {
 	return nil
 }
 
-// pluginName finds SummaryMetadata.plugin_data.plugin_name.
-func pluginName(md []byte) ([]byte, bool) {
+// tfPluginName finds SummaryMetadata.plugin_data.plugin_name.
+func tfPluginName(md []byte) ([]byte, bool) {
 	var name []byte
 	found := false
 	for len(md) > 0 {
@@ -1576,23 +1752,23 @@ func pluginName(md []byte) ([]byte, bool) {
 // field its values use; ok is false for other dtypes.
 func tfDTypeSize(dtype uint64) (size int, field protowire.Number, ok bool) {
 	switch dtype {
-	case dtFloat:
+	case tfDTFloat:
 		return 4, 5, true
-	case dtDouble:
+	case tfDTDouble:
 		return 8, 6, true
-	case dtInt32:
+	case tfDTInt32:
 		return 4, 7, true
-	case dtInt16, dtUint16:
+	case tfDTInt16, tfDTUint16:
 		return 2, 7, true
-	case dtInt8, dtUint8:
+	case tfDTInt8, tfDTUint8:
 		return 1, 7, true
-	case dtInt64:
+	case tfDTInt64:
 		return 8, 10, true
-	case dtHalf, dtBFloat16:
+	case tfDTHalf, tfDTBFloat16:
 		return 2, 13, true
-	case dtUint32:
+	case tfDTUint32:
 		return 4, 16, true
-	case dtUint64:
+	case tfDTUint64:
 		return 8, 17, true
 	}
 	return 0, 0, false
@@ -1702,36 +1878,36 @@ func (wk *tfWorker) scalarTensor(b []byte) (v float64, why string, err error) {
 // value field) to a float64.
 func tfBitsValue(dtype, bits uint64) float64 {
 	switch dtype {
-	case dtFloat:
+	case tfDTFloat:
 		return float64(math.Float32frombits(uint32(bits)))
-	case dtDouble:
+	case tfDTDouble:
 		return math.Float64frombits(bits)
-	case dtInt32:
+	case tfDTInt32:
 		return float64(int32(bits))
-	case dtInt16:
+	case tfDTInt16:
 		return float64(int16(bits))
-	case dtInt8:
+	case tfDTInt8:
 		return float64(int8(bits))
-	case dtUint8:
+	case tfDTUint8:
 		return float64(uint8(bits))
-	case dtUint16:
+	case tfDTUint16:
 		return float64(uint16(bits))
-	case dtInt64:
+	case tfDTInt64:
 		return float64(int64(bits))
-	case dtUint32:
+	case tfDTUint32:
 		return float64(uint32(bits))
-	case dtUint64:
+	case tfDTUint64:
 		return float64(bits)
-	case dtHalf:
-		return halfToFloat(uint16(bits))
-	case dtBFloat16:
+	case tfDTHalf:
+		return tfHalfToFloat(uint16(bits))
+	case tfDTBFloat16:
 		return float64(math.Float32frombits(uint32(uint16(bits)) << 16))
 	}
 	return math.NaN()
 }
 
-// halfToFloat converts IEEE 754 binary16 bits.
-func halfToFloat(h uint16) float64 {
+// tfHalfToFloat converts IEEE 754 binary16 bits.
+func tfHalfToFloat(h uint16) float64 {
 	exp, frac := int(h>>10)&0x1f, float64(h&0x3ff)
 	var v float64
 	switch exp {

@@ -356,7 +356,7 @@ func TestTFEventsAgainstReferenceReader(t *testing.T) {
 					step, value string
 				}{{pts[0], m[3], m[4]}, {pts[n-1], m[5], m[6]}} {
 					step, _ := strconv.ParseInt(c.step, 10, 64)
-					want, err := tbreadValue(c.value)
+					want, err := tfTbreadValue(c.value)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -373,9 +373,9 @@ func TestTFEventsAgainstReferenceReader(t *testing.T) {
 	}
 }
 
-// tbreadValue parses tbread's printing of a value: a float, or a tensor
+// tfTbreadValue parses tbread's printing of a value: a float, or a tensor
 // tuple (dtype, value, 'field').
-func tbreadValue(s string) (float64, error) {
+func tfTbreadValue(s string) (float64, error) {
 	if strings.HasPrefix(s, "(") {
 		parts := strings.Split(strings.Trim(s, "()"), ", ")
 		if len(parts) != 3 {
@@ -406,21 +406,21 @@ func TestTFEventsScalarShapes(t *testing.T) {
 		tfEvent(1, 0, tfFileVersion()),
 		// TF2: tensor_content of 0-d tensors.
 		tfEvent(2, 5, tfSummary(
-			tfTensorValue("tf2/f32", "scalars", tfTensor(dtFloat, nil, tfContent(le32(nil, math.Float32bits(1.5))))),
-			tfTensorValue("tf2/f64", "scalars", tfTensor(dtDouble, nil, tfContent(le64(nil, math.Float64bits(-2.25))))),
-			tfTensorValue("tf2/i64", "scalars", tfTensor(dtInt64, nil, tfContent(le64(nil, uint64(1<<40))))),
-			tfTensorValue("tf2/i32", "scalars", tfTensor(dtInt32, nil, tfContent(le32(nil, uint32(0xFFFFFFFF))))),
-			tfTensorValue("tf2/half", "scalars", tfTensor(dtHalf, nil, tfContent([]byte{0x00, 0x3e}))), // 1.5
+			tfTensorValue("tf2/f32", "scalars", tfTensor(tfDTFloat, nil, tfContent(le32(nil, math.Float32bits(1.5))))),
+			tfTensorValue("tf2/f64", "scalars", tfTensor(tfDTDouble, nil, tfContent(le64(nil, math.Float64bits(-2.25))))),
+			tfTensorValue("tf2/i64", "scalars", tfTensor(tfDTInt64, nil, tfContent(le64(nil, uint64(1<<40))))),
+			tfTensorValue("tf2/i32", "scalars", tfTensor(tfDTInt32, nil, tfContent(le32(nil, uint32(0xFFFFFFFF))))),
+			tfTensorValue("tf2/half", "scalars", tfTensor(tfDTHalf, nil, tfContent([]byte{0x00, 0x3e}))), // 1.5
 		)),
 		// Unpacked float_val; a rank-1 tensor of one element.
-		tfEvent(3, 6, tfSummary(tfTensorValue("torch/unpacked", "scalars", tfTensor(dtFloat, []int64{1}, unpacked(0.25))))),
+		tfEvent(3, 6, tfSummary(tfTensorValue("torch/unpacked", "scalars", tfTensor(tfDTFloat, []int64{1}, unpacked(0.25))))),
 		// Packed double_val; the plugin came with the first value only.
-		tfEvent(4, 7, tfSummary(tfTensorValue("torch/double", "scalars", tfTensor(dtDouble, nil, packedDouble(0.5))))),
-		tfEvent(5, 8, tfSummary(tfTensorValue("torch/double", "", tfTensor(dtDouble, nil, packedDouble(0.75))))),
+		tfEvent(4, 7, tfSummary(tfTensorValue("torch/double", "scalars", tfTensor(tfDTDouble, nil, packedDouble(0.5))))),
+		tfEvent(5, 8, tfSummary(tfTensorValue("torch/double", "", tfTensor(tfDTDouble, nil, packedDouble(0.75))))),
 		// int64_val and int_val (negative: a 10-byte varint).
 		tfEvent(6, 9, tfSummary(
-			tfTensorValue("ints/64", "scalars", tfTensor(dtInt64, nil, tfVarintField(nil, 10, uint64(7)))),
-			tfTensorValue("ints/32", "scalars", tfTensor(dtInt32, nil, tfVarintField(nil, 7, uint64(math.MaxUint64)))),
+			tfTensorValue("ints/64", "scalars", tfTensor(tfDTInt64, nil, tfVarintField(nil, 10, uint64(7)))),
+			tfTensorValue("ints/32", "scalars", tfTensor(tfDTInt32, nil, tfVarintField(nil, 7, uint64(math.MaxUint64)))),
 		)),
 		// Missing step is step 0; negative steps survive.
 		tfEvent(7, 0, tfSummary(tfSimpleValue("simple", 3))),
@@ -459,13 +459,13 @@ func TestTFEventsScalarShapes(t *testing.T) {
 func TestTFEventsSkipsNonScalars(t *testing.T) {
 	image := tfBytesField(tfBytesField(nil, 1, []byte("img")), 4, []byte{8, 1, 16, 1})
 	histo := tfBytesField(tfBytesField(nil, 1, []byte("hist")), 5, []byte{9, 0, 0, 0, 0, 0, 0, 0, 0})
-	vec := tfTensor(dtFloat, []int64{3}, tfBytesField(nil, 5, make([]byte, 12)))
+	vec := tfTensor(tfDTFloat, []int64{3}, tfBytesField(nil, 5, make([]byte, 12)))
 	p := tfFile(t, "events.out.tfevents.2.nonscalar",
 		tfEvent(1, 1, tfSummary(image, tfSimpleValue("loss", 1), histo)),
 		tfEvent(2, 2, tfSummary(tfTensorValue("imgs", "images", tfTensor(7, []int64{3}, tfBytesField(nil, 8, []byte("png")))))),
 		tfEvent(3, 3, tfSummary(tfTensorValue("vec", "scalars", vec))),
 		tfEvent(4, 4, tfSummary(tfTensorValue("text", "text", tfTensor(7, nil, tfBytesField(nil, 8, []byte("hi")))))),
-		tfEvent(5, 5, tfSummary(tfTensorValue("nometa", "", tfTensor(dtFloat, nil, tfContent(make([]byte, 4)))))),
+		tfEvent(5, 5, tfSummary(tfTensorValue("nometa", "", tfTensor(tfDTFloat, nil, tfContent(make([]byte, 4)))))),
 		tfEvent(6, 6, tfSummary(tfSimpleValue("loss", 2))),
 	)
 	s := newBinSink()
@@ -606,6 +606,226 @@ func TestTFEventsTruncatedTail(t *testing.T) {
 	}
 }
 
+// A file of many chunks decodes in parallel; what the sink sees must not
+// show it.
+func TestTFEventsManyChunks(t *testing.T) {
+	const (
+		records   = 240000
+		restartAt = 180000 // this record is a START at step restartTo
+		restartTo = 150000
+		orphans   = restartAt - restartTo // per tag
+		shift     = restartAt - restartTo + 1
+	)
+	var b []byte
+	var offs []int
+	b = append(b, tfFramed(tfEvent(1, 0, tfFileVersion()))...)
+	le32 := binary.LittleEndian.AppendUint32
+	for i := range records {
+		offs = append(offs, len(b))
+		plugin := ""
+		if i == 0 {
+			plugin = "scalars" // the plugin comes with the first tensor value only
+		}
+		step := int64(i)
+		if i > restartAt {
+			step -= shift
+		}
+		ev := tfEvent(float64(i), step, tfSummary(tfSimpleValue("a", float32(i)),
+			tfTensorValue("t", plugin, tfTensor(tfDTFloat, nil, tfContent(le32(nil, math.Float32bits(float32(i))))))))
+		if i == restartAt {
+			ev = tfEvent(float64(i), restartTo, tfSessionLog(1))
+		}
+		b = append(b, tfFramed(ev)...)
+	}
+	if len(b) < 3*tfChunkSize {
+		t.Fatalf("only %d bytes", len(b))
+	}
+	p := tfWrite(t, "events.out.tfevents.8.chunks", b)
+	perTag := records - 1 - orphans
+	for range 3 {
+		s := newBinSink()
+		info, err := readTFEvents(p, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tag := range []string{"a", "t"} {
+			steps, values := s.series(tag)
+			if len(steps) != perTag {
+				t.Fatalf("%s: %d points, want %d", tag, len(steps), perTag)
+			}
+			for i, st := range steps {
+				want := float64(i)
+				if i >= restartTo {
+					want += shift
+				}
+				if st != int64(i) || values[i] != want {
+					t.Fatalf("%s: point %d is (%d, %v), want (%d, %v)", tag, i, st, values[i], i, want)
+				}
+			}
+		}
+		if info.Points != 2*int64(perTag) || len(info.Notes) != 1 || !strings.Contains(info.Notes[0], fmt.Sprintf("dropped %d points", 2*orphans)) {
+			t.Errorf("info = %+v", info)
+		}
+		s.checkAsked(t)
+	}
+
+	// Corruption in a later chunk: the points before it are delivered, none after.
+	bad := append([]byte{}, b...)
+	at := offs[200000]
+	bad[at+20] ^= 1
+	s := newBinSink()
+	_, err := readTFEvents(tfWrite(t, "events.out.tfevents.8.bad", bad), s)
+	var e *Error
+	if !errors.As(err, &e) || e.Offset != int64(at) || !strings.Contains(e.Msg, "data CRC") {
+		t.Fatalf("err = %v, want a data CRC error at %d", err, at)
+	}
+	if n := len(s.points["a"]); n != 200000-1-orphans {
+		t.Errorf("%d points of a before the error", n)
+	}
+	if pts := s.points["t"]; len(pts) == 0 || pts[len(pts)-1].Value != 199999 {
+		t.Errorf("the last point before the error is not the one before the bad record")
+	}
+
+	// A corrupt length derails the framing; the error still names it.
+	bad = append([]byte{}, b...)
+	at = offs[100000]
+	bad[at+1] ^= 0x10
+	s = newBinSink()
+	_, err = readTFEvents(tfWrite(t, "events.out.tfevents.8.len", bad), s)
+	if !errors.As(err, &e) || e.Offset != int64(at) || !strings.Contains(e.Msg, "length CRC") {
+		t.Fatalf("err = %v, want a length CRC error at %d", err, at)
+	}
+
+	// A sink that stops the read early.
+	s = newBinSink()
+	s.failAt, s.failErr = 50001, errors.New("enough")
+	info, err := readTFEvents(p, s)
+	if err != s.failErr || info.Points != 50000 {
+		t.Errorf("err %v, points %d", err, info.Points)
+	}
+}
+
+// tfReadWith reads path with a given scan, as readTFEvents would after
+// its scan pass.
+func tfReadWith(t *testing.T, path string, scan func(st *tfReadState) (tfScan, bool)) (*binSink, bool) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &tfReadState{path: path, r: bytes.NewReader(b), size: int64(len(b)), win: tfWindowSize(int64(len(b))),
+		crc8: newTFCRC8(), tab: crc32.MakeTable(crc32.Castagnoli)}
+	sc, ok := scan(st)
+	if !ok {
+		return nil, false
+	}
+	s := newBinSink()
+	if err := st.decodePass(sc, &tfDelivery{sink: s, path: path, skipped: map[string]int64{}}); err != nil {
+		t.Fatal(err)
+	}
+	return s, true
+}
+
+// Scanning a file in parallel parts finds what a sequential scan finds.
+func TestTFEventsScanParts(t *testing.T) {
+	var recs [][]byte
+	recs = append(recs, tfEvent(1, 0, tfFileVersion()))
+	for i := range 100000 {
+		step := int64(i)
+		if i%23000 == 22999 {
+			// Restarts all over the file, some across part boundaries.
+			recs = append(recs, tfEvent(float64(i), step-500, tfSessionLog(1)))
+		}
+		if i == 12345 {
+			recs = append(recs, tfEvent(float64(i), 0, tfBytesField(nil, 4, make([]byte, 1200<<10)))) // a large record
+		}
+		recs = append(recs, tfEvent(float64(i), step, tfSummary(tfSimpleValue("x", float32(i)), tfSimpleValue("y", float32(-i)))))
+	}
+	p := tfFile(t, "events.out.tfevents.9.parts", recs...)
+	want, _ := tfReadWith(t, p, func(st *tfReadState) (tfScan, bool) {
+		src := tfReadAhead(st.path, st.r, 0, st.size, st.windows(tfWindows))
+		c := &tfCursor{src: src}
+		defer c.close()
+		sc, err := st.frameAll(c, 0, math.MaxInt64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc.restarts = tfEffectiveRestarts([]tfScan{sc})
+		if len(sc.restarts) != 4 {
+			t.Fatalf("%d restarts", len(sc.restarts))
+		}
+		return sc, true
+	})
+	if len(want.points["x"]) < 90000 {
+		t.Fatalf("only %d points", len(want.points["x"]))
+	}
+	joined := 0
+	for parts := 2; parts <= 9; parts++ {
+		got, ok := tfReadWith(t, p, func(st *tfReadState) (tfScan, bool) {
+			sc, ok := st.scanParts(parts)
+			if ok {
+				for i, c := range sc.chunks {
+					if i > 0 && c.off != sc.chunks[i-1].end || c.end <= c.off {
+						t.Fatalf("%d parts: chunks %v", parts, sc.chunks[max(0, i-1):i+1])
+					}
+				}
+			}
+			return sc, ok
+		})
+		if !ok {
+			continue // one part starts inside the large record
+		}
+		joined++
+		if diff := cmp.Diff(want.points, got.points); diff != "" {
+			t.Fatalf("%d parts: points (-sequential +parallel):\n%s", parts, diff)
+		}
+	}
+	if joined < 4 {
+		t.Errorf("the parts joined up only %d times of 8", joined)
+	}
+}
+
+// A part that starts at something that looks like a record header, but is
+// not one, does not join up; the read falls back to a sequential scan.
+func TestTFEventsScanPartsFalseStart(t *testing.T) {
+	tagLen := 300
+	build := func(tag []byte) []byte {
+		var b []byte
+		for i := range 2000 {
+			b = append(b, tfFramed(tfEvent(float64(i), int64(i), tfSummary(tfSimpleValue("x", float32(i)))))...)
+		}
+		b = append(b, tfFramed(tfEvent(1, 2000, tfSummary(tfSimpleValue(string(tag), 1))))...)
+		for i := range 2000 {
+			b = append(b, tfFramed(tfEvent(float64(i), int64(2001+i), tfSummary(tfSimpleValue("x", float32(i)))))...)
+		}
+		return b
+	}
+	tag := bytes.Repeat([]byte("t"), tagLen)
+	b := build(tag)
+	half := len(b) / 2
+	tagAt := bytes.Index(b, tag)
+	if half < tagAt || half+12 > tagAt+tagLen {
+		t.Fatalf("the middle (%d) is not in the tag (%d..%d)", half, tagAt, tagAt+tagLen)
+	}
+	// A header of a 5-byte record, with its CRC, right where part 2 starts.
+	fake := tfFramed([]byte("12345"))[:tfHeaderLen]
+	copy(tag[half-tagAt:], fake)
+	b = build(tag)
+	p := tfWrite(t, "events.out.tfevents.10.fake", b)
+	st := &tfReadState{path: p, r: bytes.NewReader(b), size: int64(len(b)), win: tfWindowSize(int64(len(b))),
+		crc8: newTFCRC8(), tab: crc32.MakeTable(crc32.Castagnoli)}
+	if _, ok := st.scanParts(2); ok {
+		t.Fatal("the parts joined up across a false start")
+	}
+	s := newBinSink()
+	if _, err := readTFEvents(p, s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.points["x"]) != 4000 || len(s.points[string(tag)]) != 1 {
+		t.Errorf("x %d, tag %d", len(s.points["x"]), len(s.points[string(tag)]))
+	}
+}
+
 // binCheckError checks a reader's failure: one *Error naming the path and
 // the byte offset, on one line, with at most delivered points before it.
 func binCheckError(t *testing.T, err error, path string, off int64, msg string) {
@@ -627,7 +847,7 @@ func TestTFEventsBadInputs(t *testing.T) {
 	r0 := tfFramed(tfEvent(1, 0, tfFileVersion()))
 	r1 := tfFramed(tfEvent(2, 1, tfSummary(tfSimpleValue("x", 1))))
 	r2 := tfFramed(tfEvent(3, 2, tfSummary(tfSimpleValue("x", 2))))
-	good := slicesConcat(r0, r1, r2)
+	good := binConcat(r0, r1, r2)
 	at1 := int64(len(r0))
 	flip := func(i int) []byte {
 		b := append([]byte{}, good...)
@@ -655,11 +875,11 @@ func TestTFEventsBadInputs(t *testing.T) {
 		{"junk", junk, 0, "length CRC mismatch", 0},
 		{"text", []byte("step,value\n1,2\n3,4\n"), 0, "length CRC mismatch", 0},
 		{"truncated first record", r0[:len(r0)-3], 0, "truncated first record", 0},
-		{"malformed summary", slicesConcat(r0, r1, tfFramed(tfEvent(4, 3, tfBytesField(nil, 5, []byte{0x0a, 0x7f, 1}))), r2), int64(len(r0) + len(r1)), "malformed summary", 1},
-		{"malformed event", slicesConcat(r0, r1, tfFramed([]byte{0x08}), r2), int64(len(r0) + len(r1)), "malformed event", 1},
-		{"bad data CRC after points", slicesConcat(r0, r1, flip(len(r0) + len(r1) + 14)[len(r0)+len(r1):], r1), int64(len(r0) + len(r1)), "data CRC mismatch", 0},
-		{"scalar tensor without value", slicesConcat(r1, tfFramed(tfEvent(4, 3, tfSummary(tfTensorValue("t", "scalars", tfTensor(dtFloat, nil))))), r2), int64(len(r1)), "no value", 1},
-		{"bad tensor content", slicesConcat(r1, tfFramed(tfEvent(4, 3, tfSummary(tfTensorValue("t", "scalars", tfTensor(dtFloat, nil, tfContent([]byte{1, 2, 3})))))), r2), int64(len(r1)), "3 content bytes", 1},
+		{"malformed summary", binConcat(r0, r1, tfFramed(tfEvent(4, 3, tfBytesField(nil, 5, []byte{0x0a, 0x7f, 1}))), r2), int64(len(r0) + len(r1)), "malformed summary", 1},
+		{"malformed event", binConcat(r0, r1, tfFramed([]byte{0x08}), r2), int64(len(r0) + len(r1)), "malformed event", 1},
+		{"bad data CRC after points", binConcat(r0, r1, flip(len(r0) + len(r1) + 14)[len(r0)+len(r1):], r1), int64(len(r0) + len(r1)), "data CRC mismatch", 1},
+		{"scalar tensor without value", binConcat(r1, tfFramed(tfEvent(4, 3, tfSummary(tfTensorValue("t", "scalars", tfTensor(tfDTFloat, nil))))), r2), int64(len(r1)), "no value", 1},
+		{"bad tensor content", binConcat(r1, tfFramed(tfEvent(4, 3, tfSummary(tfTensorValue("t", "scalars", tfTensor(tfDTFloat, nil, tfContent([]byte{1, 2, 3})))))), r2), int64(len(r1)), "3 content bytes", 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := tfWrite(t, "events.out.tfevents.7.bad", c.data)
@@ -690,7 +910,7 @@ func TestTFEventsBadInputs(t *testing.T) {
 	})
 }
 
-func slicesConcat(parts ...[]byte) []byte {
+func binConcat(parts ...[]byte) []byte {
 	var b []byte
 	for _, p := range parts {
 		b = append(b, p...)
@@ -736,7 +956,7 @@ func TestTFVarint(t *testing.T) {
 	}
 }
 
-func TestHalfToFloat(t *testing.T) {
+func TestTFHalfToFloat(t *testing.T) {
 	for _, c := range []struct {
 		bits uint16
 		want float64
@@ -744,11 +964,11 @@ func TestHalfToFloat(t *testing.T) {
 		{0x3c00, 1}, {0xc000, -2}, {0x3555, 0.333251953125}, {0x7bff, 65504},
 		{0x0001, math.Ldexp(1, -24)}, {0x0000, 0}, {0x7c00, math.Inf(1)}, {0xfc00, math.Inf(-1)},
 	} {
-		if got := halfToFloat(c.bits); got != c.want {
-			t.Errorf("halfToFloat(%#04x) = %v, want %v", c.bits, got, c.want)
+		if got := tfHalfToFloat(c.bits); got != c.want {
+			t.Errorf("tfHalfToFloat(%#04x) = %v, want %v", c.bits, got, c.want)
 		}
 	}
-	if !math.IsNaN(halfToFloat(0x7e00)) {
+	if !math.IsNaN(tfHalfToFloat(0x7e00)) {
 		t.Error("NaN")
 	}
 }
@@ -785,13 +1005,13 @@ func tfWriteBench(t testing.TB, path string, steps, tags int) int64 {
 	return st.Size()
 }
 
-type benchSink struct {
+type tfBenchSink struct {
 	n   int64
 	sum float64
 }
 
-func (s *benchSink) Want(string) bool { return true }
-func (s *benchSink) Point(tag string, p Point) error {
+func (s *tfBenchSink) Want(string) bool { return true }
+func (s *tfBenchSink) Point(tag string, p Point) error {
 	s.n++
 	s.sum += p.Value
 	return nil
@@ -816,7 +1036,7 @@ func BenchmarkReadTFEvents(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		var s benchSink
+		var s tfBenchSink
 		if _, err := readTFEvents(path, &s); err != nil {
 			b.Fatal(err)
 		}

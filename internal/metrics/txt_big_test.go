@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"os"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -35,5 +36,25 @@ func TestTxtBig(t *testing.T) {
 		syscall.Getrusage(0, &ru1)
 		cpu := time.Duration(syscall.TimevalToNsec(ru1.Utime) - syscall.TimevalToNsec(ru0.Utime) + syscall.TimevalToNsec(ru1.Stime) - syscall.TimevalToNsec(ru0.Stime))
 		t.Logf("only=%q points=%d err=%v wall %v cpu %v %.0f MB/s", only, info.Points, err, d, cpu, float64(st.Size())/d.Seconds()/1e6)
+	}
+}
+
+func TestTxtScale(t *testing.T) {
+	path := os.Getenv("TXTBIG")
+	if path == "" {
+		t.Skip()
+	}
+	for _, p := range []int{1, 2, 1, 2, 1, 2} {
+		runtime.GOMAXPROCS(p)
+		best := time.Hour
+		for range 5 {
+			s := &txtCount{only: os.Getenv("TXTONLY")}
+			t0 := time.Now()
+			if _, err := Read(path, Format(os.Getenv("TXTBIGF")), s); err != nil {
+				t.Fatal(err)
+			}
+			best = min(best, time.Since(t0))
+		}
+		t.Logf("P=%d best %v", p, best)
 	}
 }

@@ -139,7 +139,7 @@ func readWandbFrom(path string, r io.Reader, sink Sink) (Info, error) {
 		for {
 			left := m - pos
 			if left < wandbChunkHead {
-				if last && left > 0 && !allZero(b[pos:]) {
+				if last && left > 0 && !wandbAllZero(b[pos:]) {
 					trunc = base + int64(pos)
 				}
 				break
@@ -169,7 +169,7 @@ func readWandbFrom(path string, r io.Reader, sink Sink) (Info, error) {
 			switch typ {
 			case wandbFull, wandbFirst:
 				if inRec {
-					return fail(off, "record fragment at byte %d has no last chunk", recOff)
+					return fail(recOff, "record has no last chunk (a new record starts at byte %d)", off)
 				}
 				if typ == wandbFull {
 					d.off = off
@@ -224,7 +224,7 @@ func readWandbFrom(path string, r io.Reader, sink Sink) (Info, error) {
 	return info, nil
 }
 
-func allZero(b []byte) bool {
+func wandbAllZero(b []byte) bool {
 	for _, c := range b {
 		if c != 0 {
 			return false
@@ -336,7 +336,7 @@ func (d *wandbDecoder) history(b []byte) error {
 				}
 				step, hasStep = s, true
 			case "_timestamp":
-				if f, kind := jsonNumber(val); kind == "" {
+				if f, kind := wandbJSONNumber(val); kind == "" {
 					wall = f
 				}
 			}
@@ -344,7 +344,7 @@ func (d *wandbDecoder) history(b []byte) error {
 		case num == 2 && typ == protowire.BytesType:
 			var hs []byte
 			if hs, n = protowire.ConsumeBytes(p); n >= 0 {
-				numStep, hasNum = historyStepNum(hs), true
+				numStep, hasNum = wandbStepNum(hs), true
 			}
 		default:
 			n = protowire.ConsumeFieldValue(num, typ, p)
@@ -386,7 +386,7 @@ func (d *wandbDecoder) history(b []byte) error {
 		if !t.want {
 			continue
 		}
-		v, kind := jsonNumber(val)
+		v, kind := wandbJSONNumber(val)
 		switch kind {
 		case "":
 		case "invalid":
@@ -406,8 +406,8 @@ func (d *wandbDecoder) history(b []byte) error {
 	return nil
 }
 
-// historyStepNum reads HistoryStep.num; absent means 0.
-func historyStepNum(b []byte) int64 {
+// wandbStepNum reads HistoryStep.num; absent means 0.
+func wandbStepNum(b []byte) int64 {
 	var v int64
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)
@@ -446,10 +446,10 @@ func wandbStep(v []byte) (int64, error) {
 	return int64(f), nil
 }
 
-// jsonNumber reads a JSON value as a number. kind is "" for a number
+// wandbJSONNumber reads a JSON value as a number. kind is "" for a number
 // (NaN and ±Infinity included, as Python's json writes them), the JSON
 // kind of any other value, or "invalid".
-func jsonNumber(v []byte) (float64, string) {
+func wandbJSONNumber(v []byte) (float64, string) {
 	v = bytes.TrimSpace(v)
 	if len(v) == 0 {
 		return 0, "invalid"
@@ -478,18 +478,18 @@ func jsonNumber(v []byte) (float64, string) {
 			return math.Inf(-1), ""
 		}
 		if len(v) > 1 && v[1] >= '0' && v[1] <= '9' {
-			return jsonFloat(v)
+			return wandbJSONFloat(v)
 		}
 	default:
 		if v[0] >= '0' && v[0] <= '9' {
-			return jsonFloat(v)
+			return wandbJSONFloat(v)
 		}
 	}
 	return 0, "invalid"
 }
 
-// jsonFloat parses a JSON number; one too large for a float64 is ±Inf.
-func jsonFloat(v []byte) (float64, string) {
+// wandbJSONFloat parses a JSON number; one too large for a float64 is ±Inf.
+func wandbJSONFloat(v []byte) (float64, string) {
 	for _, c := range v {
 		if !(c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E') {
 			return 0, "invalid"

@@ -120,10 +120,10 @@ func readWandbCSV(path string, sink Sink) (Info, error) {
 		if err == io.EOF {
 			break
 		}
-		line, _ := r.FieldPos(0)
 		if err != nil {
-			return info, fail(err, line)
+			return info, fail(err, 0)
 		}
+		line, _ := r.FieldPos(0)
 		for i, c := range rec {
 			if j := binaryAt([]byte(c), false); j >= 0 {
 				l, col := r.FieldPos(i)

@@ -69,6 +69,7 @@ func readWandbSummary(path string, sink Sink) (Info, error) {
 	}
 	var info Info
 	var notes noteCounts
+	wants := map[string]bool{} // a key may appear twice
 	metrics := 0
 	for _, l := range rd.leaves {
 		if strings.HasPrefix(l.top, "_") {
@@ -77,7 +78,12 @@ func readWandbSummary(path string, sink Sink) (Info, error) {
 		switch l.kind {
 		case leafNumber:
 			metrics++
-			if !sink.Want(l.name) {
+			want, seen := wants[l.name]
+			if !seen {
+				want = sink.Want(l.name)
+				wants[l.name] = want
+			}
+			if !want {
 				continue
 			}
 			v, _ := parseFloat([]byte(l.num))
