@@ -345,6 +345,12 @@ func readSeeds(r *state.Repo, id string, seeds []int, runDirs map[int]string, sp
 			if digest.err != nil {
 				return nil, nil, digest.err
 			}
+			if info.TruncatedAt > 0 {
+				// A run whose log ends mid-record is still running or
+				// crashed: its last values are not the run's result.
+				return nil, nil, &metrics.Error{Path: r.Display(rel), Offset: info.TruncatedAt, Line: 0,
+					Msg: "truncated record: the run is still writing or its writer crashed; score it once the run has ended"}
+			}
 			files = append(files, sourceFile{Seed: seed, Source: name, Path: rel, Format: string(info.Format), SHA256: digest.sum, Points: info.Points})
 			for _, i := range bySource[name] {
 				if !col.Seen(specs[i].name) {

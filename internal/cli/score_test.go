@@ -65,6 +65,7 @@ func TestScoreRefusesCorruptInput(t *testing.T) {
 	}{
 		{"bad data CRC", "events.out.tfevents.1", badCRC, `runs/seed1/events.out.tfevents.1: byte \d+: .*CRC`},
 		{"truncated header", "events.out.tfevents.1", good[:len(good)-len(tfRecord(scalarEvent("eval/mean_length", 2, 410)))+5], `runs/seed1/events.out.tfevents.1: byte \d+: `},
+		{"truncated last record", "events.out.tfevents.1", good[:len(good)-6], `runs/seed1/events.out.tfevents.1: byte \d+: truncated record: the run is still writing or its writer crashed`},
 		{"binary junk", "events.out.tfevents.1", bytes.Repeat([]byte{0xde, 0xad, 0xbe, 0xef}, 64), `runs/seed1/events.out.tfevents.1: byte 0: `},
 		{"empty tfevents", "events.out.tfevents.1", nil, `runs/seed1/events.out.tfevents.1: .*empty`},
 		{"CSV second header", "progress.csv", []byte("step,eval/mean_return,eval/mean_length\n1,400,400\nstep,other\n2,3\n"), `runs/seed1/progress.csv:3: `},
@@ -114,7 +115,7 @@ func TestScoreRefusesCorruptInput(t *testing.T) {
 				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, ExitError, out, errb)
 			}
 			msg := strings.TrimSuffix(errb.String(), "\n")
-			if strings.Contains(msg, "\n") || !regexp.MustCompile(`^rlxp: ` + tt.want).MatchString(msg) {
+			if strings.Contains(msg, "\n") || !regexp.MustCompile(`^rlxp: `+tt.want).MatchString(msg) {
 				t.Errorf("stderr = %q, want one line matching %q", msg, tt.want)
 			}
 			after, _ := os.ReadFile(ledgerPath)

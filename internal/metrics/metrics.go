@@ -65,6 +65,10 @@ type Info struct {
 	Format Format
 	Points int64    // points delivered to the sink
 	Notes  []string // what the reader skipped or assumed, one sentence each
+	// TruncatedAt is the byte offset of an incomplete final record in a
+	// binary log that was still being written, or whose writer crashed;
+	// 0 when the file is complete. Its points up to there were delivered.
+	TruncatedAt int64
 }
 
 // An Error locates a problem in a metric file: a line (and column) in a

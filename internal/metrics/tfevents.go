@@ -2068,6 +2068,7 @@ func readTFEventsFrom(path string, r io.ReaderAt, size int64, sink Sink) (Info, 
 	}
 	if scan.trunc {
 		info.Notes = append(info.Notes, fmt.Sprintf("stopped at a truncated record at byte %d (the writer was still running or crashed)", scan.end))
+		info.TruncatedAt = scan.end
 	}
 	return info, nil
 }

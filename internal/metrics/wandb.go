@@ -220,6 +220,7 @@ func readWandbFrom(path string, r io.Reader, sink Sink) (Info, error) {
 	}
 	if trunc >= 0 {
 		info.Notes = append(info.Notes, fmt.Sprintf("stopped at a truncated record at byte %d (the writer was still running or crashed)", trunc))
+		info.TruncatedAt = trunc
 	}
 	return info, nil
 }
