@@ -62,11 +62,7 @@ func runContractStatus(env *Env, o *contractOptions, args []string) error {
 	if len(args) > 0 {
 		return usagef("status takes no arguments")
 	}
-	r, err := openRepo(env, o.root)
-	if err != nil {
-		return err
-	}
-	l, err := loadContract(r)
+	_, l, err := openContract(env, o.root)
 	if err != nil {
 		return err
 	}
@@ -176,11 +172,7 @@ func runContractShow(env *Env, o *contractOptions, args []string) error {
 		}
 		sections = args
 	}
-	r, err := openRepo(env, o.root)
-	if err != nil {
-		return err
-	}
-	l, err := loadContract(r)
+	_, l, err := openContract(env, o.root)
 	if err != nil {
 		return err
 	}

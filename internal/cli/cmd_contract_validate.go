@@ -54,11 +54,7 @@ func runContractValidate(env *Env, o *contractOptions, args []string) error {
 	if len(args) > 0 {
 		return usagef("validate takes no arguments")
 	}
-	r, err := openRepo(env, o.root)
-	if err != nil {
-		return err
-	}
-	l, err := loadContract(r)
+	r, l, err := openContract(env, o.root)
 	if err != nil {
 		return err
 	}

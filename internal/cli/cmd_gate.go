@@ -54,11 +54,7 @@ func runGate(env *Env, o *gateOptions, args []string) error {
 			return err
 		}
 	}
-	r, err := openRepo(env, o.root)
-	if err != nil {
-		return err
-	}
-	l, err := loadContract(r)
+	r, l, err := openContract(env, o.root)
 	if err != nil {
 		return err
 	}

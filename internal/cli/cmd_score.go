@@ -131,11 +131,7 @@ func runScore(env *Env, o *scoreOptions, args []string) error {
 		}
 		overrides[name] = path
 	}
-	r, err := openRepo(env, o.root)
-	if err != nil {
-		return err
-	}
-	l, err := loadContract(r)
+	r, l, err := openContract(env, o.root)
 	if err != nil {
 		return err
 	}

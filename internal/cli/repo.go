@@ -67,6 +67,19 @@ func loadContract(r *state.Repo) (*contract.Loaded, error) {
 	return contract.Parse(r.Show(state.Contract), data)
 }
 
+// openContract opens the repository at root and reads its contract.
+func openContract(env *Env, root string) (*state.Repo, *contract.Loaded, error) {
+	r, err := openRepo(env, root)
+	if err != nil {
+		return nil, nil, err
+	}
+	l, err := loadContract(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, l, nil
+}
+
 func loadExperiments(r *state.Repo) (*experiment.Set, error) {
 	data, err := r.Read(state.Experiments)
 	if err != nil {
