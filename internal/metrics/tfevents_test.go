@@ -1045,17 +1045,3 @@ func BenchmarkReadTFEvents(b *testing.B) {
 		}
 	}
 }
-
-// Keep the writer usable from the command line for large benchmark files.
-func TestTFEventsWriteBenchFile(t *testing.T) {
-	out := os.Getenv("RLXP_WRITE_TFEVENTS")
-	if out == "" {
-		t.Skip("set RLXP_WRITE_TFEVENTS=path (and RLXP_WRITE_TFEVENTS_STEPS) to write a benchmark event file")
-	}
-	steps := 1_000_000
-	if v := os.Getenv("RLXP_WRITE_TFEVENTS_STEPS"); v != "" {
-		steps, _ = strconv.Atoi(v)
-	}
-	size := tfWriteBench(t, out, steps, 24)
-	t.Logf("wrote %s: %d bytes", out, size)
-}
