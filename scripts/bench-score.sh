@@ -3,7 +3,8 @@
 # against `wc -l` on the same file (the I/O floor) and a Python
 # standard-library reader doing the same aggregation, side by side.
 #   bash scripts/bench-score.sh BIN [STEPS]
-# Generated files are kept in $RLXP_BENCH_DATA (default /tmp/rlxp-bench-data).
+# Generated files are kept in $RLXP_BENCH_DATA (default /tmp/rlxp-bench-data);
+# $GENMETRICS names a prebuilt scripts/bench/genmetrics where Go is absent.
 set -euo pipefail
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 steps=${2:-1000000}
@@ -19,7 +20,12 @@ declare -A tags=([jsonl]=40 [csv]=60 [tfevents]=16)
 gen() {
   local f=$data/history-$1-$steps.$1
   if [[ ! -s $f ]]; then
-    (cd "$here" && go run ./scripts/bench/genmetrics -format "$1" -steps "$steps" -tags "${tags[$1]}" -o "$f.tmp") && mv "$f.tmp" "$f"
+    if [[ -n ${GENMETRICS:-} ]]; then
+      "$GENMETRICS" -format "$1" -steps "$steps" -tags "${tags[$1]}" -o "$f.tmp"
+    else
+      (cd "$here" && go run ./scripts/bench/genmetrics -format "$1" -steps "$steps" -tags "${tags[$1]}" -o "$f.tmp")
+    fi
+    mv "$f.tmp" "$f"
   fi
   echo "$f"
 }
