@@ -21,9 +21,18 @@ type Source struct {
 // Adapter is the typed form of adapter.yaml.
 type Adapter struct {
 	Commands map[string]string `json:"commands"`
-	Metrics  struct {
+	Config   struct {
+		Default  string `json:"default"`
+		Override string `json:"override"` // how one parameter is passed, with {name} and {value}
+	} `json:"config"`
+	Metrics struct {
 		Sources map[string]Source `json:"sources"`
 	} `json:"metrics"`
+	Runtime struct {
+		Python  string   `json:"python"`
+		Imports []string `json:"imports"`
+		Ports   []int    `json:"ports"`
+	} `json:"runtime"`
 }
 
 // Parse reads adapter.yaml; a schema violation is an error naming the file,
@@ -57,14 +66,47 @@ func (a *Adapter) SourceNames() []string {
 	return names
 }
 
-// Expand fills the placeholders of a path template.
+// Expand fills the placeholders of a path or command template.
 func Expand(template string, vars map[string]string) (string, error) {
 	out := template
 	for k, v := range vars {
 		out = strings.ReplaceAll(out, "{"+k+"}", v)
 	}
 	if i := strings.IndexByte(out, '{'); i >= 0 && strings.IndexByte(out[i:], '}') > 0 {
-		return "", fmt.Errorf("%q: unknown placeholder in %q (known: {run_dir}, {seed}, {experiment})", template, out)
+		known := make([]string, 0, len(vars))
+		for k := range vars {
+			known = append(known, "{"+k+"}")
+		}
+		sort.Strings(known)
+		return "", fmt.Errorf("%q: unknown placeholder in %q (known: %s)", template, out, strings.Join(known, ", "))
 	}
 	return out, nil
+}
+
+// Params renders parameters for a command line with the override
+// template, e.g. "--set {name}={value}", each value shell-quoted.
+func (a *Adapter) Params(names []string, values map[string]string) (string, error) {
+	if len(names) == 0 {
+		return "", nil
+	}
+	if a.Config.Override == "" {
+		return "", fmt.Errorf("config.override is empty: adapter.yaml does not say how to pass parameters")
+	}
+	var parts []string
+	for _, n := range names {
+		p, err := Expand(a.Config.Override, map[string]string{"name": ShellQuote(n), "value": ShellQuote(values[n])})
+		if err != nil {
+			return "", fmt.Errorf("config.override: %w", err)
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, " "), nil
+}
+
+// ShellQuote quotes s for bash when it holds anything but safe characters.
+func ShellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=./:,+@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

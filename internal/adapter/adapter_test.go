@@ -32,3 +32,16 @@ func TestParse(t *testing.T) {
 		t.Errorf("missing path: %v", err)
 	}
 }
+
+func TestParams(t *testing.T) {
+	a := &Adapter{}
+	a.Config.Override = "--set {name}={value}"
+	got, err := a.Params([]string{"lr", "tag"}, map[string]string{"lr": "0.05", "tag": "a b'c"})
+	if want := `--set lr=0.05 --set tag='a b'\''c'`; err != nil || got != want {
+		t.Errorf("Params = %q, %v; want %q", got, err, want)
+	}
+	a.Config.Override = ""
+	if _, err := a.Params([]string{"lr"}, map[string]string{"lr": "1"}); err == nil {
+		t.Error("empty override accepted")
+	}
+}

@@ -83,6 +83,7 @@ func commands() []*Command {
 		newContractCmd(),
 		newExperimentCmd(),
 		newGateCmd(),
+		newCheckCmd(),
 		newLedgerCmd(),
 		newMetricsCmd(),
 		newScoreCmd(),

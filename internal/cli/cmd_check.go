@@ -1,0 +1,313 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rlxp/rlxp/internal/adapter"
+	"github.com/rlxp/rlxp/internal/budget"
+	"github.com/rlxp/rlxp/internal/experiment"
+	"github.com/rlxp/rlxp/internal/gate"
+	"github.com/rlxp/rlxp/internal/preflight"
+	"github.com/rlxp/rlxp/internal/probe"
+	"github.com/rlxp/rlxp/internal/state"
+)
+
+type checkOptions struct {
+	root    string
+	seed    int
+	runDir  string
+	timeout time.Duration
+	json    bool
+}
+
+func newCheckCmd() *Command {
+	var o checkOptions
+	fs := pflag.NewFlagSet("check", pflag.ContinueOnError)
+	addRootFlag(fs, &o.root)
+	fs.IntVar(&o.seed, "seed", -1, "seed whose run the preflight checks (default: the experiment's first)")
+	fs.StringVar(&o.runDir, "run-dir", "runs/{experiment}/seed{seed}", "the run's directory, a `TEMPLATE` with {experiment} and {seed}")
+	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long the repo's preflight may take")
+	addJSONFlag(fs, &o.json)
+	return &Command{
+		UsageLine: "rlxp check EXPERIMENT [--seed N] [--run-dir TEMPLATE] [--timeout DUR] [--root DIR] [--json]",
+		Short:     "say whether it is safe to run an experiment right now",
+		Long: `Check answers "is it safe to run right now?" in one table of three layers:
+
+  gate       the contract and the experiment (see 'rlxp gate')
+  preflight  the repo's own validation: adapter.yaml commands.preflight, with
+             {config} {seed} {run_dir} {params} {experiment} filled in; its
+             ✓/⚠/✗/⊘ lines are read, and a non-zero exit without a FATAL line
+             means the runner died before its preflight
+  live       GPUs the contract needs and who holds them (another user's
+             process is a blocker), declared ports, disk and /dev/shm
+             headroom, declared imports in the declared interpreter
+
+Blockers: gate closed, FATAL, runner died, foreign GPU process, no GPUs
+visible when the contract needs some, port in use, missing import.
+Warnings never flip the answer, and there is no flag that does.
+
+EXIT STATUS
+  0  SAFE TO RUN: YES
+  1  a state file is missing or malformed, or no such experiment
+  2  usage error
+  3  SAFE TO RUN: NO`,
+		Flags: fs,
+		Run: func(ctx context.Context, env *Env, args []string) error {
+			return runCheck(ctx, env, &o, args)
+		},
+	}
+}
+
+// A checkRow is one line of the check table.
+type checkRow struct {
+	Layer  string `json:"layer"`
+	State  string `json:"state"` // ok | warn | block | skip
+	Detail string `json:"detail"`
+}
+
+type checkResult struct {
+	Schema     string     `json:"schema"`
+	Experiment string     `json:"experiment"`
+	Safe       bool       `json:"safe"`
+	Blockers   int        `json:"blockers"`
+	Warnings   int        `json:"warnings"`
+	Rows       []checkRow `json:"rows"`
+	Preflight  string     `json:"preflight_command,omitempty"`
+}
+
+func (c *checkResult) add(layer, state, format string, args ...any) {
+	c.Rows = append(c.Rows, checkRow{layer, state, fmt.Sprintf(format, args...)})
+	switch state {
+	case "block":
+		c.Blockers++
+	case "warn":
+		c.Warnings++
+	}
+}
+
+func runCheck(ctx context.Context, env *Env, o *checkOptions, args []string) error {
+	if len(args) != 1 {
+		return usagef("check takes one experiment ID")
+	}
+	id, err := argID(args[0])
+	if err != nil {
+		return err
+	}
+	r, l, err := openContract(env, o.root)
+	if err != nil {
+		return err
+	}
+	set, err := loadExperiments(r)
+	if err != nil {
+		return err
+	}
+	e, err := set.Get(id)
+	if err != nil {
+		return err
+	}
+	spend, err := loadSpend(r, l)
+	if err != nil {
+		return err
+	}
+	data, err := r.Read(state.Adapter)
+	if err != nil {
+		return err
+	}
+	ad, err := adapter.Parse(r.Show(state.Adapter), data)
+	if err != nil {
+		return err
+	}
+	res := checkResult{Schema: "rlxp.check/v1", Experiment: id}
+
+	a := gate.Evaluate(gate.Input{Contract: l, Experiments: set, Experiment: e, Spend: spend})
+	for _, c := range a.Conditions {
+		if !c.OK {
+			res.add("gate", "block", "%s: %s", c.Check, c.Detail)
+		}
+	}
+	if a.Open {
+		res.add("gate", "ok", "contract approved and current; experiment approved, in scope and in budget")
+	}
+
+	seed := o.seed
+	if seed < 0 {
+		seed = e.Seeds[0]
+	}
+	checkPreflight(ctx, env, r, ad, e, seed, o, &res)
+	checkLive(ctx, r, l.Contract.Hardware.GPUsPerRun, ad, &res)
+
+	res.Safe = res.Blockers == 0
+	if o.json {
+		if err := writeJSON(env.Stdout, res); err != nil {
+			return err
+		}
+	} else {
+		rows := make([][]string, len(res.Rows))
+		for i, row := range res.Rows {
+			rows[i] = []string{row.Layer, env.paint(map[string]string{"ok": green, "warn": yellow, "block": red, "skip": ""}[row.State], strings.ToUpper(row.State)), row.Detail}
+		}
+		printTable(env, []string{"LAYER", "STATE", "DETAIL"}, rows)
+		answer := env.paint(green, "YES")
+		if !res.Safe {
+			answer = env.paint(red, "NO")
+		}
+		fmt.Fprintf(env.Stdout, "SAFE TO RUN: %s — %d blocker%s · %d warning%s\n", answer, res.Blockers, plural(res.Blockers), res.Warnings, plural(res.Warnings))
+	}
+	if !res.Safe {
+		return errNegative
+	}
+	return nil
+}
+
+// checkPreflight runs the repo's own preflight for one seed of e.
+func checkPreflight(ctx context.Context, env *Env, r *state.Repo, ad *adapter.Adapter, e *experiment.Experiment, seed int, o *checkOptions, res *checkResult) {
+	tmpl := ad.Commands["preflight"]
+	if tmpl == "" {
+		res.add("preflight", "warn", "adapter.yaml declares no commands.preflight: nothing validates the run before it starts")
+		return
+	}
+	runDir, err := adapter.Expand(o.runDir, map[string]string{"experiment": e.ID, "seed": strconv.Itoa(seed)})
+	if err != nil {
+		res.add("preflight", "block", "--run-dir %v", err)
+		return
+	}
+	var names []string
+	values := map[string]string{}
+	for _, it := range e.Params {
+		n := fmt.Sprint(it.Key)
+		names = append(names, n)
+		values[n] = fmt.Sprint(it.Value)
+	}
+	params, err := ad.Params(names, values)
+	if err != nil {
+		res.add("preflight", "block", "%s: %v", r.Show(state.Adapter), err)
+		return
+	}
+	cmd, err := adapter.Expand(tmpl, map[string]string{
+		"config": adapter.ShellQuote(ad.Config.Default), "seed": strconv.Itoa(seed),
+		"run_dir": adapter.ShellQuote(runDir), "params": params, "experiment": e.ID,
+	})
+	if err != nil {
+		res.add("preflight", "block", "%s commands.preflight: %v", r.Show(state.Adapter), err)
+		return
+	}
+	res.Preflight = cmd
+	out, err := preflight.Run(ctx, r.Root, cmd, nil, o.timeout)
+	if err != nil {
+		res.add("preflight", "block", "%s: %v", cmd, err)
+		return
+	}
+	v := out.Verdict()
+	for _, b := range v.Blockers {
+		res.add("preflight", "block", "%s", b)
+	}
+	for _, w := range v.Warnings {
+		res.add("preflight", "warn", "%s", w)
+	}
+	if !v.Blocked {
+		res.add("preflight", "ok", "%d checks passed (%s, %s)", out.Result.Count(preflight.OK), cmd, out.Duration.Round(time.Millisecond))
+	}
+}
+
+// checkLive looks at the machine as it is now.
+func checkLive(ctx context.Context, r *state.Repo, gpusNeeded int, ad *adapter.Adapter, res *checkResult) {
+	h := probe.System()
+	runs, err := budget.Runs(r.Path(state.Runs))
+	if err != nil {
+		res.add("live", "block", "%v", err)
+	}
+	inFlight := 0
+	for _, run := range runs {
+		if run.EndedAt == "" {
+			inFlight++
+			res.add("live", "warn", "run %s of %s has no end time recorded (still running, or its supervisor died)", run.ID, run.Experiment)
+		}
+	}
+	if inFlight == 0 {
+		res.add("live", "ok", "no rlxp run in flight")
+	}
+
+	if gpusNeeded == 0 {
+		res.add("live", "ok", "the contract needs no GPUs")
+	} else {
+		checkGPUs(ctx, h, gpusNeeded, res)
+	}
+	for _, p := range probe.Ports(h, ad.Runtime.Ports) {
+		state := map[probe.PortStatus]string{probe.PortFree: "ok", probe.PortInUse: "block", probe.PortUnknown: "warn"}[p.Status]
+		res.add("live", state, "%s", p)
+	}
+	if s, err := probe.Disk(h, r.Root); err == nil {
+		state := "ok"
+		if s.Free < 1<<30 {
+			state = "warn"
+		}
+		res.add("live", state, "disk %s", s)
+	}
+	if s, err := probe.Shm(h); err == nil {
+		state := "ok"
+		if s.Free < 512<<20 {
+			state = "warn"
+		}
+		res.add("live", state, "%s", s)
+	}
+	if len(ad.Runtime.Imports) > 0 {
+		for _, im := range probe.Imports(ctx, h, ad.Runtime.Python, ad.Runtime.Imports) {
+			state := "ok"
+			if im.Status != probe.ImportFound {
+				state = "block"
+			}
+			res.add("live", state, "import %s", im)
+		}
+	}
+}
+
+func checkGPUs(ctx context.Context, h probe.Host, need int, res *checkResult) {
+	gpus, err := probe.GPUs(ctx, h)
+	if errors.Is(err, probe.ErrNoGPU) {
+		res.add("live", "block", "no NVIDIA GPUs visible, and the contract needs %d per run", need)
+		return
+	}
+	if err != nil {
+		res.add("live", "block", "%v", err)
+		return
+	}
+	procs, err := probe.GPUProcesses(ctx, h)
+	if err != nil {
+		res.add("live", "block", "%v", err)
+		return
+	}
+	self := probe.Self(h)
+	busy := map[string]bool{}
+	for _, p := range procs {
+		o := probe.Owner(h, p.PID, self)
+		switch o.Class {
+		case probe.Foreign:
+			busy[p.GPUUUID] = true
+			res.add("live", "block", "foreign GPU process: %s, %s", p, o)
+		case probe.SameUser:
+			busy[p.GPUUUID] = true
+			res.add("live", "warn", "your own process outside rlxp holds a GPU: %s, %s", p, o)
+		case probe.Unknown:
+			busy[p.GPUUUID] = true
+			res.add("live", "warn", "GPU process not visible here (another container?): %s, %s", p, o)
+		}
+	}
+	free := 0
+	for _, g := range gpus {
+		if !busy[g.UUID] {
+			free++
+		}
+	}
+	state := "ok"
+	if free < need {
+		state = "block"
+	}
+	res.add("live", state, "%d of %d GPUs free, %d needed per run", free, len(gpus), need)
+}
