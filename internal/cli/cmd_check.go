@@ -80,6 +80,8 @@ type checkResult struct {
 	Warnings   int        `json:"warnings"`
 	Rows       []checkRow `json:"rows"`
 	Preflight  string     `json:"preflight_command,omitempty"`
+	Plan       []string   `json:"plan"` // the train command of every seed, as it would run
+	Next       []string   `json:"next"`
 }
 
 func (c *checkResult) add(layer, state, format string, args ...any) {
@@ -142,6 +144,8 @@ func runCheck(ctx context.Context, env *Env, o *checkOptions, args []string) err
 	}
 	checkPreflight(ctx, env, r, ad, e, seed, o, &res)
 	checkLive(ctx, r, l.Contract.Hardware.GPUsPerRun, ad, &res)
+	res.Plan = resolvePlan(ad, e, o.runDir)
+	res.Next = nextSteps(res, id)
 
 	res.Safe = res.Blockers == 0
 	if o.json {
@@ -159,6 +163,14 @@ func runCheck(ctx context.Context, env *Env, o *checkOptions, args []string) err
 			answer = env.paint(red, "NO")
 		}
 		fmt.Fprintf(env.Stdout, "SAFE TO RUN: %s — %d blocker%s · %d warning%s\n", answer, res.Blockers, plural(res.Blockers), res.Warnings, plural(res.Warnings))
+		fmt.Fprintln(env.Stdout, "plan:")
+		for _, p := range res.Plan {
+			fmt.Fprintf(env.Stdout, "  %s\n", p)
+		}
+		fmt.Fprintln(env.Stdout, "next:")
+		for i, n := range res.Next {
+			fmt.Fprintf(env.Stdout, "  %d. %s\n", i+1, n)
+		}
 	}
 	if !res.Safe {
 		return errNegative
@@ -227,7 +239,7 @@ func checkLive(ctx context.Context, r *state.Repo, gpusNeeded int, ad *adapter.A
 	for _, run := range runs {
 		if run.EndedAt == "" {
 			inFlight++
-			res.add("live", "warn", "run %s of %s has no end time recorded (still running, or its supervisor died)", run.ID, run.Experiment)
+			res.add("live", "block", "run %s of %s is in flight (no end time recorded in %s)", run.ID, run.Experiment, r.Show(state.Runs))
 		}
 	}
 	if inFlight == 0 {
@@ -271,7 +283,7 @@ func checkLive(ctx context.Context, r *state.Repo, gpusNeeded int, ad *adapter.A
 func checkGPUs(ctx context.Context, h probe.Host, need int, res *checkResult) {
 	gpus, err := probe.GPUs(ctx, h)
 	if errors.Is(err, probe.ErrNoGPU) {
-		res.add("live", "block", "no NVIDIA GPUs visible, and the contract needs %d per run", need)
+		res.add("live", "warn", "no NVIDIA GPUs visible (no nvidia-smi, or no devices), and the contract needs %d per run", need)
 		return
 	}
 	if err != nil {
@@ -307,7 +319,76 @@ func checkGPUs(ctx context.Context, h probe.Host, need int, res *checkResult) {
 	}
 	state := "ok"
 	if free < need {
-		state = "block"
+		state = "warn"
 	}
 	res.add("live", state, "%d of %d GPUs free, %d needed per run", free, len(gpus), need)
+}
+
+// resolvePlan renders the train command of every seed as it would run.
+func resolvePlan(ad *adapter.Adapter, e *experiment.Experiment, runDirTmpl string) []string {
+	tmpl := ad.Commands["train"]
+	if tmpl == "" {
+		return []string{"(adapter.yaml declares no commands.train)"}
+	}
+	var names []string
+	values := map[string]string{}
+	for _, it := range e.Params {
+		n := fmt.Sprint(it.Key)
+		names = append(names, n)
+		values[n] = fmt.Sprint(it.Value)
+	}
+	params, err := ad.Params(names, values)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	var plan []string
+	for _, seed := range e.Seeds {
+		runDir, err := adapter.Expand(runDirTmpl, map[string]string{"experiment": e.ID, "seed": strconv.Itoa(seed)})
+		if err == nil {
+			var cmd string
+			cmd, err = adapter.Expand(tmpl, map[string]string{"config": adapter.ShellQuote(ad.Config.Default), "seed": strconv.Itoa(seed),
+				"run_dir": adapter.ShellQuote(runDir), "params": params, "experiment": e.ID})
+			if err == nil {
+				plan = append(plan, cmd)
+				continue
+			}
+		}
+		plan = append(plan, err.Error())
+	}
+	return plan
+}
+
+// nextSteps turns the blockers into what to do, in the order to do it.
+func nextSteps(res checkResult, id string) []string {
+	var next []string
+	seen := map[string]bool{}
+	add := func(s string) {
+		if !seen[s] {
+			seen[s] = true
+			next = append(next, s)
+		}
+	}
+	for _, row := range res.Rows {
+		if row.State != "block" {
+			continue
+		}
+		switch {
+		case row.Layer == "gate":
+			add("open the gate: 'rlxp gate " + id + "' lists what a human must approve or fix")
+		case row.Layer == "preflight":
+			add("fix what the repo's preflight refuses, then check again")
+		case strings.Contains(row.Detail, "in flight"):
+			add("wait for the run in flight to end ('rlxp status'), or stop it yourself")
+		case strings.Contains(row.Detail, "foreign GPU"):
+			add("wait for the other user's GPU process to finish, or agree on GPUs with them")
+		case strings.Contains(row.Detail, "import"):
+			add("install the missing modules in the declared interpreter")
+		default:
+			add("resolve: " + row.Detail)
+		}
+	}
+	if len(next) == 0 {
+		add("safe to launch: a human confirms 'rlxp launch " + id + "'")
+	}
+	return next
 }
