@@ -106,11 +106,7 @@ func runCheck(ctx context.Context, env *Env, o *checkOptions, args []string) err
 	if err != nil {
 		return err
 	}
-	set, err := loadExperiments(r)
-	if err != nil {
-		return err
-	}
-	e, err := set.Get(id)
+	set, e, err := loadExperiment(r, id)
 	if err != nil {
 		return err
 	}
@@ -190,14 +186,7 @@ func checkPreflight(ctx context.Context, env *Env, r *state.Repo, ad *adapter.Ad
 		res.add("preflight", "block", "--run-dir %v", err)
 		return
 	}
-	var names []string
-	values := map[string]string{}
-	for _, it := range e.Params {
-		n := fmt.Sprint(it.Key)
-		names = append(names, n)
-		values[n] = fmt.Sprint(it.Value)
-	}
-	params, err := ad.Params(names, values)
+	params, err := experimentParams(ad, e)
 	if err != nil {
 		res.add("preflight", "block", "%s: %v", r.Show(state.Adapter), err)
 		return
@@ -330,14 +319,7 @@ func resolvePlan(ad *adapter.Adapter, e *experiment.Experiment, runDirTmpl strin
 	if tmpl == "" {
 		return []string{"(adapter.yaml declares no commands.train)"}
 	}
-	var names []string
-	values := map[string]string{}
-	for _, it := range e.Params {
-		n := fmt.Sprint(it.Key)
-		names = append(names, n)
-		values[n] = fmt.Sprint(it.Value)
-	}
-	params, err := ad.Params(names, values)
+	params, err := experimentParams(ad, e)
 	if err != nil {
 		return []string{err.Error()}
 	}
@@ -391,4 +373,17 @@ func nextSteps(res checkResult, id string) []string {
 		add("safe to launch: a human confirms 'rlxp launch " + id + "'")
 	}
 	return next
+}
+
+// experimentParams renders the experiment's parameters for the repo's
+// command line, in the order they were written.
+func experimentParams(ad *adapter.Adapter, e *experiment.Experiment) (string, error) {
+	var names []string
+	values := map[string]string{}
+	for _, it := range e.Params {
+		n := fmt.Sprint(it.Key)
+		names = append(names, n)
+		values[n] = fmt.Sprint(it.Value)
+	}
+	return ad.Params(names, values)
 }

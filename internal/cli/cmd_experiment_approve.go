@@ -160,11 +160,7 @@ func editExperiment(env *Env, root, id string, change func(*contract.Loaded, *ex
 	if err != nil {
 		return err
 	}
-	set, err := loadExperiments(r)
-	if err != nil {
-		return err
-	}
-	e, err := set.Get(id)
+	set, e, err := loadExperiment(r, id)
 	if err != nil {
 		return err
 	}

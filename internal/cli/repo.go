@@ -88,6 +88,19 @@ func loadExperiments(r *state.Repo) (*experiment.Set, error) {
 	return experiment.Parse(r.Show(state.Experiments), data)
 }
 
+// loadExperiment reads experiments.yaml and finds one experiment in it.
+func loadExperiment(r *state.Repo, id string) (*experiment.Set, *experiment.Experiment, error) {
+	set, err := loadExperiments(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	e, err := set.Get(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	return set, e, nil
+}
+
 func saveExperiments(r *state.Repo, s *experiment.Set) error {
 	data, err := s.Encode()
 	if err != nil {
