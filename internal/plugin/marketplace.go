@@ -221,36 +221,7 @@ func (v *validator) claudeMarketplaceDoc(file string, doc *jsonDoc) *marketplace
 		}
 		v.unknownClaudeKey(file, doc.line(k), k, "")
 	}
-	plugins, ok := top["plugins"].([]any)
-	if !ok {
-		if top["plugins"] == nil {
-			v.errorf(file, 0, "\"plugins\" is required (an array of plugin entries)")
-		} else {
-			v.errorf(file, doc.line("plugins"), "\"plugins\" must be an array, not %s", jsonType(top["plugins"]))
-		}
-		return m
-	}
-	if len(plugins) == 0 {
-		v.warnf(file, doc.line("plugins"), "\"plugins\" is empty: the marketplace offers nothing to install")
-	}
-	names := map[string]int{}
-	for i, raw := range plugins {
-		p := "plugins." + strconv.Itoa(i)
-		where := describeJSONPath(p)
-		ent, ok := raw.(map[string]any)
-		if !ok {
-			v.errorf(file, doc.line(p), "%s must be an object, not %s", where, jsonType(raw))
-			continue
-		}
-		e := mktEntry{line: doc.line(p)}
-		if name, ok := v.requireString(file, doc, ent, p, "name", "the plugin name"); ok {
-			e.name = name
-			v.checkPluginName(file, doc.line(p+".name"), name, false)
-			if first, dup := names[name]; dup {
-				v.errorf(file, doc.line(p+".name"), "plugin %q is listed twice (first at line %d)", name, first)
-			}
-			names[name] = doc.line(p + ".name")
-		}
+	if !v.eachPluginEntry(file, doc, top, false, m, func(p, where string, ent map[string]any, e *mktEntry) {
 		if ver, present := ent["version"]; present {
 			if s, ok := ver.(string); ok {
 				e.version, e.hasVersion, e.versionLn = s, true, doc.line(p+".version")
@@ -291,7 +262,8 @@ func (v *validator) claudeMarketplaceDoc(file string, doc *jsonDoc) *marketplace
 			}
 			v.unknownClaudeKey(file, doc.line(p+"."+k), k, where)
 		}
-		m.entries = append(m.entries, e)
+	}) {
+		return m
 	}
 	return m
 }
@@ -326,36 +298,7 @@ func (v *validator) codexMarketplaceDoc(file string, doc *jsonDoc) *marketplace 
 			}
 		}
 	}
-	plugins, ok := top["plugins"].([]any)
-	if !ok {
-		if top["plugins"] == nil {
-			v.errorf(file, 0, "\"plugins\" is required (an array of plugin entries)")
-		} else {
-			v.errorf(file, doc.line("plugins"), "\"plugins\" must be an array, not %s", jsonType(top["plugins"]))
-		}
-		return m
-	}
-	if len(plugins) == 0 {
-		v.warnf(file, doc.line("plugins"), "\"plugins\" is empty: the marketplace offers nothing to install")
-	}
-	names := map[string]int{}
-	for i, raw := range plugins {
-		p := "plugins." + strconv.Itoa(i)
-		where := describeJSONPath(p)
-		ent, ok := raw.(map[string]any)
-		if !ok {
-			v.errorf(file, doc.line(p), "%s must be an object, not %s", where, jsonType(raw))
-			continue
-		}
-		e := mktEntry{line: doc.line(p)}
-		if name, ok := v.requireString(file, doc, ent, p, "name", "the plugin name"); ok {
-			e.name = name
-			v.checkPluginName(file, doc.line(p+".name"), name, true)
-			if first, dup := names[name]; dup {
-				v.errorf(file, doc.line(p+".name"), "plugin %q is listed twice (first at line %d)", name, first)
-			}
-			names[name] = doc.line(p + ".name")
-		}
+	if !v.eachPluginEntry(file, doc, top, true, m, func(p, where string, ent map[string]any, e *mktEntry) {
 		srcLine := doc.line(p + ".source")
 		switch src := ent["source"].(type) {
 		case nil:
@@ -428,7 +371,8 @@ func (v *validator) codexMarketplaceDoc(file string, doc *jsonDoc) *marketplace 
 				v.errorf(file, doc.line(p+".category"), "%s.category must be a string, not %s", where, jsonType(cat))
 			}
 		}
-		m.entries = append(m.entries, e)
+	}) {
+		return m
 	}
 	return m
 }
@@ -444,6 +388,47 @@ func (v *validator) checkPluginDir(file string, line int, where, src, dir string
 	case !v.isFile(pj(dir, ClaudeManifestFile)) && !v.isFile(pj(dir, CodexManifestFile)):
 		v.errorf(file, line, "%s %q has neither %s nor %s", where, src, ClaudeManifestFile, CodexManifestFile)
 	}
+}
+
+// eachPluginEntry checks what both hosts require of a marketplace's
+// "plugins": an array of objects with valid, unique names. It calls check
+// for each entry's host-specific fields and records the entry in m. It
+// returns false when there is no plugins array to walk.
+func (v *validator) eachPluginEntry(file string, doc *jsonDoc, top map[string]any, codex bool, m *marketplace, check func(p, where string, ent map[string]any, e *mktEntry)) bool {
+	plugins, ok := top["plugins"].([]any)
+	if !ok {
+		if top["plugins"] == nil {
+			v.errorf(file, 0, "\"plugins\" is required (an array of plugin entries)")
+		} else {
+			v.errorf(file, doc.line("plugins"), "\"plugins\" must be an array, not %s", jsonType(top["plugins"]))
+		}
+		return false
+	}
+	if len(plugins) == 0 {
+		v.warnf(file, doc.line("plugins"), "\"plugins\" is empty: the marketplace offers nothing to install")
+	}
+	names := map[string]int{}
+	for i, raw := range plugins {
+		p := "plugins." + strconv.Itoa(i)
+		where := describeJSONPath(p)
+		ent, ok := raw.(map[string]any)
+		if !ok {
+			v.errorf(file, doc.line(p), "%s must be an object, not %s", where, jsonType(raw))
+			continue
+		}
+		e := mktEntry{line: doc.line(p)}
+		if name, ok := v.requireString(file, doc, ent, p, "name", "the plugin name"); ok {
+			e.name = name
+			v.checkPluginName(file, doc.line(p+".name"), name, codex)
+			if first, dup := names[name]; dup {
+				v.errorf(file, doc.line(p+".name"), "plugin %q is listed twice (first at line %d)", name, first)
+			}
+			names[name] = doc.line(p + ".name")
+		}
+		check(p, where, ent, &e)
+		m.entries = append(m.entries, e)
+	}
+	return true
 }
 
 // requireString reports a missing or non-string key and returns its value.
