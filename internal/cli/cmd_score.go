@@ -292,16 +292,17 @@ func readSeeds(r *state.Repo, id string, seeds []int, runDirs map[int]string, sp
 	var files []sourceFile
 	// A tag missing from every seed is a wrong name, not a failed run.
 	missing := make([]int, len(specs))
-	var hints [][]string = make([][]string, len(specs))
-	for _, seed := range seeds {
-		bySource := map[string][]int{}
-		var order []string
-		for i, sp := range specs {
-			if _, ok := bySource[sp.source]; !ok {
-				order = append(order, sp.source)
-			}
-			bySource[sp.source] = append(bySource[sp.source], i)
+	hints := make([][]string, len(specs))
+	// Each source file is read once per seed, for all the specs it feeds.
+	bySource := map[string][]int{}
+	var order []string
+	for i, sp := range specs {
+		if _, ok := bySource[sp.source]; !ok {
+			order = append(order, sp.source)
 		}
+		bySource[sp.source] = append(bySource[sp.source], i)
+	}
+	for _, seed := range seeds {
 		aggs := make([]*score.Agg, len(specs))
 		for _, name := range order {
 			src, ok := sources[name]

@@ -63,9 +63,7 @@ func Evaluate(in Input) Answer {
 	for _, f := range st.FileFindings {
 		add("contract", false, "%s", f.Error.Error())
 	}
-	states := map[string]string{}
 	for _, s := range st.Sections {
-		states[s.Section] = s.State
 		switch s.State {
 		case contract.Approved:
 			add("contract."+s.Section, true, "approved by %s at %s", s.Approval.By, s.Approval.At)
