@@ -161,10 +161,10 @@ func (s *tagStats) Point(tag string, p metrics.Point) error {
 	return nil
 }
 
-// readMetrics reads the file the user named, with errors that name it the
-// way the user did.
-func readMetrics(env *Env, shown string, format metrics.Format, sink metrics.Sink) (metrics.Info, error) {
-	info, err := metrics.Read(resolve(env, shown), format, sink)
+// readMetrics reads the file at path, with errors that name it as shown,
+// the way the user knows it.
+func readMetrics(path, shown string, format metrics.Format, sink metrics.Sink) (metrics.Info, error) {
+	info, err := metrics.Read(path, format, sink)
 	var me *metrics.Error
 	if errors.As(err, &me) {
 		me.Path = shown
@@ -174,7 +174,7 @@ func readMetrics(env *Env, shown string, format metrics.Format, sink metrics.Sin
 
 func inspectFile(env *Env, shown string, format metrics.Format) (inspectedFile, error) {
 	s := &tagStats{tags: map[string]*inspectedTag{}}
-	info, err := readMetrics(env, shown, format, s)
+	info, err := readMetrics(resolve(env, shown), shown, format, s)
 	if err != nil {
 		return inspectedFile{}, err
 	}
@@ -221,7 +221,7 @@ EXIT STATUS
 			if o.json {
 				fmt.Fprintf(w, "{\n  \"schema\": \"rlxp.metrics-series/v1\",\n  \"path\": %s,\n  \"tag\": %s,\n  \"points\": [", jsonString(args[0]), jsonString(o.tag))
 			}
-			info, err := readMetrics(env, args[0], format, s)
+			info, err := readMetrics(resolve(env, args[0]), args[0], format, s)
 			if err != nil {
 				return err
 			}

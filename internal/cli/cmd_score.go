@@ -330,13 +330,13 @@ func readSeeds(r *state.Repo, id string, seeds []int, runDirs map[int]string, sp
 				col.Track(sp.name, aggs[i])
 			}
 			sum := hashAsync(path)
-			info, err := metrics.Read(path, f, col)
+			shown := rel
+			if !filepath.IsAbs(rel) {
+				shown = r.Display(rel)
+			}
+			info, err := readMetrics(path, shown, f, col)
 			digest := <-sum
 			if err != nil {
-				var me *metrics.Error
-				if errors.As(err, &me) && !filepath.IsAbs(rel) {
-					me.Path = r.Display(rel)
-				}
 				return nil, nil, err
 			}
 			if digest.err != nil {
@@ -345,7 +345,7 @@ func readSeeds(r *state.Repo, id string, seeds []int, runDirs map[int]string, sp
 			if info.TruncatedAt > 0 {
 				// A run whose log ends mid-record is still running or
 				// crashed: its last values are not the run's result.
-				return nil, nil, &metrics.Error{Path: r.Display(rel), Offset: info.TruncatedAt, Line: 0,
+				return nil, nil, &metrics.Error{Path: shown, Offset: info.TruncatedAt,
 					Msg: "truncated record: the run is still writing or its writer crashed; score it once the run has ended"}
 			}
 			files = append(files, sourceFile{Seed: seed, Source: name, Path: rel, Format: string(info.Format), SHA256: digest.sum, Points: info.Points})
