@@ -11,11 +11,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rlxp/rlxp/internal/adapter"
-	"github.com/rlxp/rlxp/internal/budget"
 	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/gate"
 	"github.com/rlxp/rlxp/internal/preflight"
 	"github.com/rlxp/rlxp/internal/probe"
+	"github.com/rlxp/rlxp/internal/runs"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
@@ -220,12 +220,12 @@ func checkPreflight(ctx context.Context, env *Env, r *state.Repo, ad *adapter.Ad
 // checkLive looks at the machine as it is now.
 func checkLive(ctx context.Context, r *state.Repo, gpusNeeded int, ad *adapter.Adapter, res *checkResult) {
 	h := probe.System()
-	runs, err := budget.Runs(r.Path(state.Runs))
+	recs, err := runs.List(r.Path(state.Runs))
 	if err != nil {
 		res.add("live", "block", "%v", err)
 	}
 	inFlight := 0
-	for _, run := range runs {
+	for _, run := range recs {
 		if run.EndedAt == "" {
 			inFlight++
 			res.add("live", "block", "run %s of %s is in flight (no end time recorded in %s)", run.ID, run.Experiment, r.Show(state.Runs))

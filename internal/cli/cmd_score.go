@@ -18,11 +18,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rlxp/rlxp/internal/adapter"
-	"github.com/rlxp/rlxp/internal/budget"
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/ledger"
 	"github.com/rlxp/rlxp/internal/metrics"
+	"github.com/rlxp/rlxp/internal/runs"
 	"github.com/rlxp/rlxp/internal/score"
 	"github.com/rlxp/rlxp/internal/state"
 )
@@ -268,11 +268,11 @@ func seedRunDirs(r *state.Repo, template, id string, seeds []int) (map[int]strin
 		}
 		return dirs, nil
 	}
-	runs, err := budget.Runs(r.Path(state.Runs))
+	recs, err := runs.List(r.Path(state.Runs))
 	if err != nil {
 		return nil, err
 	}
-	for _, run := range runs {
+	for _, run := range recs {
 		if run.Experiment == id && run.Seed != nil && run.RunDir != "" {
 			dirs[*run.Seed] = run.RunDir
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/rlxp/rlxp/internal/budget"
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/experiment"
+	"github.com/rlxp/rlxp/internal/runs"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
@@ -114,7 +115,11 @@ func saveExperiments(r *state.Repo, s *experiment.Set) error {
 }
 
 func loadSpend(r *state.Repo, c *contract.Loaded) (budget.Spend, error) {
-	return budget.Read(r.Path(state.Runs), c.Contract.Budget.MaxRunWallClock.Value())
+	recs, err := runs.List(r.Path(state.Runs))
+	if err != nil {
+		return budget.Spend{}, err
+	}
+	return budget.Sum(recs, c.Contract.Budget.MaxRunWallClock.Value())
 }
 
 // approver is the name recorded with an approval.

@@ -1,0 +1,133 @@
+// Package runs owns run records: .rlxp/runs/<id>/run.json, written by launch
+// and its supervisor (or by hand), read by budget, check, status and score.
+package runs
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/rlxp/rlxp/internal/state"
+)
+
+// Backends a record can name. A record written by hand names none.
+const (
+	Local = "local"
+	Slurm = "slurm"
+)
+
+// StoppedBudget is Record.StoppedBy when the run outlived its wall-clock
+// allowance and was stopped for it.
+const StoppedBudget = "budget"
+
+// A Record is one run.json.
+type Record struct {
+	ID         string `json:"id"`
+	Experiment string `json:"experiment"`
+	Seed       *int   `json:"seed,omitempty"`
+	RunDir     string `json:"run_dir,omitempty"` // where the run writes, relative to the repository
+	GPUs       int    `json:"gpus"`
+	Backend    string `json:"backend,omitempty"`
+	Command    string `json:"command,omitempty"`
+	Plan       string `json:"plan,omitempty"` // digest of the launch plan the user confirmed
+	Host       string `json:"host,omitempty"`
+	Log        string `json:"log,omitempty"` // relative to the repository
+	// WallClock is the allowance the run is stopped at, e.g. "2h0m0s".
+	WallClock string `json:"wall_clock,omitempty"`
+	// Supervisor is the local supervisor's pid; PID the run's process group
+	// leader. StartTicks is the leader's start time in clock ticks since
+	// boot, so a recycled pid is not mistaken for the run.
+	Supervisor int    `json:"supervisor_pid,omitempty"`
+	PID        int    `json:"pid,omitempty"`
+	StartTicks uint64 `json:"start_ticks,omitempty"`
+	JobID      string `json:"job_id,omitempty"`
+	StartedAt  string `json:"started_at"`
+	EndedAt    string `json:"ended_at,omitempty"`
+	Exit       *int   `json:"exit,omitempty"`
+	Signal     string `json:"signal,omitempty"`
+	StoppedBy  string `json:"stopped_by,omitempty"`
+	Note       string `json:"note,omitempty"`
+}
+
+// Ended says whether the run has an end time recorded.
+func (r Record) Ended() bool { return r.EndedAt != "" }
+
+// Hours is the wall-clock time the run has used. A run with no end recorded
+// is charged allowance, the most it can use.
+func (r Record) Hours(allowance time.Duration) (float64, error) {
+	start, err := time.Parse(time.RFC3339, r.StartedAt)
+	if err != nil {
+		return 0, fmt.Errorf("started_at: %w", err)
+	}
+	if r.EndedAt == "" {
+		return allowance.Hours(), nil
+	}
+	end, err := time.Parse(time.RFC3339, r.EndedAt)
+	if err != nil {
+		return 0, fmt.Errorf("ended_at: %w", err)
+	}
+	if end.Before(start) {
+		return 0, fmt.Errorf("ended_at %s is before started_at %s", r.EndedAt, r.StartedAt)
+	}
+	return end.Sub(start).Hours(), nil
+}
+
+// Path is where the record with id lives under runsDir.
+func Path(runsDir, id string) string { return filepath.Join(runsDir, id, "run.json") }
+
+// Read reads one record.
+func Read(path string) (Record, error) {
+	var r Record
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return r, fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		return r, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
+}
+
+// Write writes r atomically to its place under runsDir.
+func Write(runsDir string, r Record) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode run %s: %w", r.ID, err)
+	}
+	path := Path(runsDir, r.ID)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+	}
+	return state.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// List returns every record under runsDir, ordered by directory name.
+func List(runsDir string) ([]Record, error) {
+	ents, err := os.ReadDir(runsDir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", runsDir, err)
+	}
+	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+	var runs []Record
+	for _, ent := range ents {
+		if !ent.IsDir() {
+			continue
+		}
+		r, err := Read(Path(runsDir, ent.Name()))
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
+}
