@@ -61,6 +61,9 @@ type Command struct {
 	Flags     *pflag.FlagSet
 	Run       func(ctx context.Context, env *Env, args []string) error
 	Commands  []*Command // subcommands; Run is nil when set
+	// Hidden commands are plumbing between rlxp processes: help does not
+	// list them.
+	Hidden bool
 }
 
 // Name is the command's own name.
@@ -84,10 +87,12 @@ func commands() []*Command {
 		newExperimentCmd(),
 		newGateCmd(),
 		newCheckCmd(),
+		newLaunchCmd(),
 		newLedgerCmd(),
 		newMetricsCmd(),
 		newScoreCmd(),
 		newPluginCmd(),
+		newSuperviseCmd(),
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rlxp/rlxp/internal/adapter"
+	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/gate"
 	"github.com/rlxp/rlxp/internal/preflight"
@@ -98,31 +99,68 @@ func runCheck(ctx context.Context, env *Env, o *checkOptions, args []string) err
 	if len(args) != 1 {
 		return usagef("check takes one experiment ID")
 	}
-	id, err := argID(args[0])
+	c, err := evaluateCheck(ctx, env, o, args[0])
 	if err != nil {
 		return err
+	}
+	if o.json {
+		if err := writeJSON(env.Stdout, c.res); err != nil {
+			return err
+		}
+	} else {
+		printCheck(env, &c.res)
+		fmt.Fprintln(env.Stdout, "plan:")
+		for _, p := range c.res.Plan {
+			fmt.Fprintf(env.Stdout, "  %s\n", p)
+		}
+		printNext(env, c.res.Next)
+	}
+	if !c.res.Safe {
+		return errNegative
+	}
+	return nil
+}
+
+// A checked experiment: the answer, and what it was read from.
+type checked struct {
+	res      checkResult
+	repo     *state.Repo
+	contract *contract.Loaded
+	exp      *experiment.Experiment
+	adapter  *adapter.Adapter
+	// freeGPUs are the indices of the GPUs no process holds.
+	freeGPUs []string
+}
+
+// evaluateCheck answers check for experiment arg. The error is for state
+// that cannot be read; everything about the run itself is a row.
+func evaluateCheck(ctx context.Context, env *Env, o *checkOptions, arg string) (*checked, error) {
+	id, err := argID(arg)
+	if err != nil {
+		return nil, err
 	}
 	r, l, err := openContract(env, o.root)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	set, e, err := loadExperiment(r, id)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	spend, err := loadSpend(r, l)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	data, err := r.Read(state.Adapter)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ad, err := adapter.Parse(r.Show(state.Adapter), data)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	res := checkResult{Schema: "rlxp.check/v1", Experiment: id}
+	c := &checked{res: checkResult{Schema: "rlxp.check/v1", Experiment: id}, repo: r, contract: l, exp: e, adapter: ad}
+	res := &c.res
 
 	a := gate.Evaluate(gate.Input{Contract: l, Experiments: set, Experiment: e, Spend: spend})
 	for _, c := range a.Conditions {
@@ -138,44 +176,37 @@ func runCheck(ctx context.Context, env *Env, o *checkOptions, args []string) err
 	if seed < 0 {
 		seed = e.Seeds[0]
 	}
-	checkPreflight(ctx, env, r, ad, e, seed, o, &res)
-	checkLive(ctx, r, l.Contract.Hardware.GPUsPerRun, ad, &res)
+	checkPreflight(ctx, r, ad, e, seed, o, res)
+	c.freeGPUs = checkLive(ctx, r, l.Contract.Hardware.GPUsPerRun, ad, res)
 	res.Plan = resolvePlan(ad, e, o.runDir)
-	res.Next = nextSteps(res, id)
-
+	res.Next = nextSteps(*res, id)
 	res.Safe = res.Blockers == 0
-	if o.json {
-		if err := writeJSON(env.Stdout, res); err != nil {
-			return err
-		}
-	} else {
-		rows := make([][]string, len(res.Rows))
-		for i, row := range res.Rows {
-			rows[i] = []string{row.Layer, env.paint(map[string]string{"ok": green, "warn": yellow, "block": red, "skip": ""}[row.State], strings.ToUpper(row.State)), row.Detail}
-		}
-		printTable(env, []string{"LAYER", "STATE", "DETAIL"}, rows)
-		answer := env.paint(green, "YES")
-		if !res.Safe {
-			answer = env.paint(red, "NO")
-		}
-		fmt.Fprintf(env.Stdout, "SAFE TO RUN: %s — %d blocker%s · %d warning%s\n", answer, res.Blockers, plural(res.Blockers), res.Warnings, plural(res.Warnings))
-		fmt.Fprintln(env.Stdout, "plan:")
-		for _, p := range res.Plan {
-			fmt.Fprintf(env.Stdout, "  %s\n", p)
-		}
-		fmt.Fprintln(env.Stdout, "next:")
-		for i, n := range res.Next {
-			fmt.Fprintf(env.Stdout, "  %d. %s\n", i+1, n)
-		}
+	return c, nil
+}
+
+// printCheck prints the table and the verdict line.
+func printCheck(env *Env, res *checkResult) {
+	rows := make([][]string, len(res.Rows))
+	for i, row := range res.Rows {
+		rows[i] = []string{row.Layer, env.paint(map[string]string{"ok": green, "warn": yellow, "block": red, "skip": ""}[row.State], strings.ToUpper(row.State)), row.Detail}
 	}
+	printTable(env, []string{"LAYER", "STATE", "DETAIL"}, rows)
+	answer := env.paint(green, "YES")
 	if !res.Safe {
-		return errNegative
+		answer = env.paint(red, "NO")
 	}
-	return nil
+	fmt.Fprintf(env.Stdout, "SAFE TO RUN: %s — %d blocker%s · %d warning%s\n", answer, res.Blockers, plural(res.Blockers), res.Warnings, plural(res.Warnings))
+}
+
+func printNext(env *Env, next []string) {
+	fmt.Fprintln(env.Stdout, "next:")
+	for i, n := range next {
+		fmt.Fprintf(env.Stdout, "  %d. %s\n", i+1, n)
+	}
 }
 
 // checkPreflight runs the repo's own preflight for one seed of e.
-func checkPreflight(ctx context.Context, env *Env, r *state.Repo, ad *adapter.Adapter, e *experiment.Experiment, seed int, o *checkOptions, res *checkResult) {
+func checkPreflight(ctx context.Context, r *state.Repo, ad *adapter.Adapter, e *experiment.Experiment, seed int, o *checkOptions, res *checkResult) {
 	tmpl := ad.Commands["preflight"]
 	if tmpl == "" {
 		res.add("preflight", "warn", "adapter.yaml declares no commands.preflight: nothing validates the run before it starts")
@@ -217,8 +248,9 @@ func checkPreflight(ctx context.Context, env *Env, r *state.Repo, ad *adapter.Ad
 	}
 }
 
-// checkLive looks at the machine as it is now.
-func checkLive(ctx context.Context, r *state.Repo, gpusNeeded int, ad *adapter.Adapter, res *checkResult) {
+// checkLive looks at the machine as it is now, and returns the GPUs that
+// are free.
+func checkLive(ctx context.Context, r *state.Repo, gpusNeeded int, ad *adapter.Adapter, res *checkResult) []string {
 	h := probe.System()
 	recs, err := runs.List(r.Path(state.Runs))
 	if err != nil {
@@ -235,10 +267,11 @@ func checkLive(ctx context.Context, r *state.Repo, gpusNeeded int, ad *adapter.A
 		res.add("live", "ok", "no rlxp run in flight")
 	}
 
+	var free []string
 	if gpusNeeded == 0 {
 		res.add("live", "ok", "the contract needs no GPUs")
 	} else {
-		checkGPUs(ctx, h, gpusNeeded, res)
+		free = checkGPUs(ctx, h, gpusNeeded, res)
 	}
 	for _, p := range probe.Ports(h, ad.Runtime.Ports) {
 		state := map[probe.PortStatus]string{probe.PortFree: "ok", probe.PortInUse: "block", probe.PortUnknown: "warn"}[p.Status]
@@ -267,22 +300,23 @@ func checkLive(ctx context.Context, r *state.Repo, gpusNeeded int, ad *adapter.A
 			res.add("live", state, "import %s", im)
 		}
 	}
+	return free
 }
 
-func checkGPUs(ctx context.Context, h probe.Host, need int, res *checkResult) {
+func checkGPUs(ctx context.Context, h probe.Host, need int, res *checkResult) []string {
 	gpus, err := probe.GPUs(ctx, h)
 	if errors.Is(err, probe.ErrNoGPU) {
 		res.add("live", "warn", "no NVIDIA GPUs visible (no nvidia-smi, or no devices), and the contract needs %d per run", need)
-		return
+		return nil
 	}
 	if err != nil {
 		res.add("live", "block", "%v", err)
-		return
+		return nil
 	}
 	procs, err := probe.GPUProcesses(ctx, h)
 	if err != nil {
 		res.add("live", "block", "%v", err)
-		return
+		return nil
 	}
 	self := probe.Self(h)
 	busy := map[string]bool{}
@@ -300,17 +334,18 @@ func checkGPUs(ctx context.Context, h probe.Host, need int, res *checkResult) {
 			res.add("live", "warn", "GPU process not visible here (another container?): %s, %s", p, o)
 		}
 	}
-	free := 0
+	var free []string
 	for _, g := range gpus {
 		if !busy[g.UUID] {
-			free++
+			free = append(free, strconv.Itoa(g.Index))
 		}
 	}
 	state := "ok"
-	if free < need {
+	if len(free) < need {
 		state = "warn"
 	}
-	res.add("live", state, "%d of %d GPUs free, %d needed per run", free, len(gpus), need)
+	res.add("live", state, "%d of %d GPUs free, %d needed per run", len(free), len(gpus), need)
+	return free
 }
 
 // resolvePlan renders the train command of every seed as it would run.

@@ -20,6 +20,9 @@ The commands are:
 `)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, c := range root.Commands {
+		if c.Hidden {
+			continue
+		}
 		fmt.Fprintf(tw, "\t%s\t%s\n", c.Name(), c.Short)
 	}
 	tw.Flush()

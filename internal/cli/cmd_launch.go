@@ -1,0 +1,338 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rlxp/rlxp/internal/adapter"
+	"github.com/rlxp/rlxp/internal/contract"
+	"github.com/rlxp/rlxp/internal/launch"
+	"github.com/rlxp/rlxp/internal/runs"
+	"github.com/rlxp/rlxp/internal/state"
+)
+
+type launchOptions struct {
+	checkOptions
+	seeds   []int
+	confirm string
+	grace   time.Duration
+}
+
+func newLaunchCmd() *Command {
+	var o launchOptions
+	fs := pflag.NewFlagSet("launch", pflag.ContinueOnError)
+	addRootFlag(fs, &o.root)
+	fs.IntSliceVar(&o.seeds, "seed", nil, "launch only these seeds of the experiment (repeatable; default: all)")
+	fs.StringVar(&o.runDir, "run-dir", "runs/{experiment}/seed{seed}", "each run's directory, a `TEMPLATE` with {experiment} and {seed}")
+	fs.StringVar(&o.confirm, "confirm", "", "launch the plan whose `DIGEST` a human has seen (as printed by launch)")
+	fs.DurationVar(&o.grace, "grace", 30*time.Second, "time between TERM and KILL when a run's wall-clock allowance is spent")
+	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long the repo's preflight may take")
+	addJSONFlag(fs, &o.json)
+	return &Command{
+		UsageLine: "rlxp launch EXPERIMENT [--seed N]... [--confirm DIGEST] [--run-dir TEMPLATE] [--grace DUR] [--root DIR] [--json]",
+		Short:     "check an experiment, then start its runs once a human confirms the plan",
+		Long: `Launch runs 'rlxp check' and refuses on any blocker. Otherwise it prints
+the resolved plan — every run's command and directory, the backend, the
+wall-clock allowance, GPUs and concurrency — and the plan's digest, and
+starts nothing until the plan is confirmed: at a terminal prompt, or with
+--confirm DIGEST naming the plan just shown. A plan that changed since it
+was shown (an edit, a new approval, other GPUs free) has another digest and
+is refused.
+
+The backend is the contract's hardware.launcher:
+
+  local  a supervisor in its own session starts each run in its own
+         process group, output to .rlxp/runs/<id>/log, at most
+         budget.max_concurrent at a time (each on its own GPUs when the
+         contract needs GPUs); it records pid, start, exit status and end
+         in run.json, and when a run's wall-clock allowance is spent it
+         sends the process group TERM, then KILL after --grace, and
+         records that it did. For hardware.nodes > 1 it starts node 0 and
+         prints the command for every other node: rlxp never logs in to
+         another machine.
+  slurm  one sbatch job per run, --time from the allowance, --gres=gpu:N
+         and --nodes from hardware, partition/account/qos from
+         hardware.slurm; the job id is in run.json and the scheduler's
+         state is read with squeue and scontrol.
+
+Every run counts against the budget from the moment it is recorded.
+
+EXIT STATUS
+  0  the runs were started (or submitted)
+  1  a state file is missing or malformed, or a run could not start
+  2  usage error
+  3  refused: a blocker, or no confirmation, or a digest that does not match
+  4  another rlxp command holds the state lock`,
+		Flags: fs,
+		Run: func(ctx context.Context, env *Env, args []string) error {
+			return runLaunch(ctx, env, &o, args)
+		},
+	}
+}
+
+type launchedRun struct {
+	ID     string `json:"id"`
+	Seed   int    `json:"seed"`
+	State  string `json:"state"` // started | queued | submitted
+	PID    int    `json:"pid,omitempty"`
+	JobID  string `json:"job_id,omitempty"`
+	Log    string `json:"log"`
+	RunDir string `json:"run_dir"`
+}
+
+type launchResult struct {
+	Schema       string        `json:"schema"`
+	Check        checkResult   `json:"check"`
+	Plan         *launch.Plan  `json:"plan,omitempty"`
+	Digest       string        `json:"digest,omitempty"`
+	Launched     bool          `json:"launched"`
+	Refusal      string        `json:"refusal,omitempty"`
+	Runs         []launchedRun `json:"runs,omitempty"`
+	NodeCommands []string      `json:"node_commands,omitempty"`
+	Next         []string      `json:"next"`
+}
+
+func runLaunch(ctx context.Context, env *Env, o *launchOptions, args []string) error {
+	if len(args) != 1 {
+		return usagef("launch takes one experiment ID")
+	}
+	if o.grace < 0 {
+		return usagef("--grace must not be negative")
+	}
+	o.seed = -1
+	c, err := evaluateCheck(ctx, env, &o.checkOptions, args[0])
+	if err != nil {
+		return err
+	}
+	res := launchResult{Schema: "rlxp.launch/v1", Check: c.res}
+	if !c.res.Safe {
+		res.Refusal = fmt.Sprintf("check found %d blocker%s", c.res.Blockers, plural(c.res.Blockers))
+		res.Next = c.res.Next
+		return finishLaunch(env, o, &res, errNegative)
+	}
+	plan, err := buildPlan(c, o)
+	if err != nil {
+		return err
+	}
+	res.Plan, res.Digest = plan, plan.Short()
+	if !o.json {
+		printCheck(env, &c.res)
+		printPlan(env, plan)
+	}
+
+	switch {
+	case o.confirm != "" && !plan.Confirms(o.confirm):
+		res.Refusal = fmt.Sprintf("--confirm %s does not match this plan (%s): it changed since it was shown; review it and confirm again", o.confirm, plan.Short())
+	case o.confirm == "" && (!env.StdinTTY || o.json):
+		res.Refusal = fmt.Sprintf("not confirmed: a human reviews the plan above and confirms it, at a terminal or with --confirm %s", plan.Short())
+	case o.confirm == "":
+		fmt.Fprintf(env.Stdout, "Launch this plan? Type its digest (%s) or yes: ", plan.Short())
+		answer, _ := bufio.NewReader(env.Stdin).ReadString('\n')
+		answer = strings.TrimSpace(answer)
+		if answer != "yes" && !plan.Confirms(answer) {
+			res.Refusal = "not confirmed at the prompt"
+		}
+	}
+	if res.Refusal != "" {
+		res.Next = []string{fmt.Sprintf("a human confirms: rlxp launch %s --confirm %s", plan.Experiment, plan.Short())}
+		return finishLaunch(env, o, &res, errNegative)
+	}
+
+	if err := startPlan(ctx, env, c, plan, &res); err != nil {
+		return err
+	}
+	res.Launched = true
+	ids := make([]string, len(res.Runs))
+	for i, r := range res.Runs {
+		ids[i] = r.ID
+	}
+	res.Next = []string{
+		"watch it: rlxp status " + plan.Experiment,
+		"when every run has ended: rlxp score " + plan.Experiment,
+	}
+	return finishLaunch(env, o, &res, nil)
+}
+
+// buildPlan resolves what launch would run for the checked experiment.
+func buildPlan(c *checked, o *launchOptions) (*launch.Plan, error) {
+	ct := c.contract.Contract
+	e := c.exp
+	wall := ct.Budget.MaxRunWallClock.Value()
+	if e.WallClock != "" {
+		wall = e.WallClock.Value()
+	}
+	sections := map[string]any{}
+	for _, name := range contract.Sections() {
+		sections[name] = c.contract.Section(name)
+	}
+	p := &launch.Plan{
+		Experiment: e.ID, ExperimentDigest: e.Digest(), ContractDigest: contract.Digest(sections),
+		Backend: ct.Hardware.Launcher, Root: c.repo.Root,
+		WallClock: wall, Grace: o.grace,
+		GPUsPerRun: ct.Hardware.GPUsPerRun, Nodes: ct.Hardware.Nodes,
+		Concurrency: max(ct.Budget.MaxConcurrent, 1),
+	}
+	if p.Backend == runs.Local && p.GPUsPerRun > 0 {
+		p.GPUs = c.freeGPUs
+	}
+	if s := ct.Hardware.Slurm; s != nil && p.Backend == runs.Slurm {
+		p.Slurm = &launch.Slurm{Partition: s.Partition, Account: s.Account, QOS: s.QOS}
+	}
+	tmpl := c.adapter.Commands["train"]
+	if tmpl == "" {
+		return nil, fmt.Errorf("%s: commands.train is missing: launch has nothing to run", c.repo.Show(state.Adapter))
+	}
+	params, err := experimentParams(c.adapter, e)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.repo.Show(state.Adapter), err)
+	}
+	seeds := e.Seeds
+	if len(o.seeds) > 0 {
+		for _, s := range o.seeds {
+			if !containsInt(e.Seeds, s) {
+				return nil, usagef("--seed %d: experiment %s runs seeds %v", s, e.ID, e.Seeds)
+			}
+		}
+		seeds = o.seeds
+	}
+	for _, seed := range seeds {
+		vars := map[string]string{"experiment": e.ID, "seed": strconv.Itoa(seed)}
+		runDir, err := adapter.Expand(o.runDir, vars)
+		if err != nil {
+			return nil, usagef("--run-dir %v", err)
+		}
+		vars["config"], vars["run_dir"], vars["params"] = adapter.ShellQuote(c.adapter.Config.Default), adapter.ShellQuote(runDir), params
+		cmd, err := adapter.Expand(tmpl, vars)
+		if err != nil {
+			return nil, fmt.Errorf("%s commands.train: %w", c.repo.Show(state.Adapter), err)
+		}
+		p.Runs = append(p.Runs, launch.Run{Seed: seed, RunDir: runDir, Command: strings.TrimSpace(cmd)})
+	}
+	return p, nil
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func printPlan(env *Env, p *launch.Plan) {
+	gpus := "no GPUs"
+	if p.GPUsPerRun > 0 {
+		gpus = fmt.Sprintf("%d GPU%s per node", p.GPUsPerRun, plural(p.GPUsPerRun))
+		if len(p.GPUs) > 0 {
+			gpus += " from " + strings.Join(p.GPUs, ",")
+		}
+	}
+	fmt.Fprintf(env.Stdout, "plan %s: %d run%s of %s on %s, %d at a time, %s, %d node%s, %s wall clock each (then TERM, KILL after %s)\n",
+		p.Short(), len(p.Runs), plural(len(p.Runs)), p.Experiment, p.Backend, p.Concurrency,
+		gpus, p.Nodes, plural(p.Nodes), p.WallClock, p.Grace)
+	rows := make([][]string, len(p.Runs))
+	for i, r := range p.Runs {
+		rows[i] = []string{strconv.Itoa(r.Seed), r.RunDir, r.Command}
+	}
+	printTable(env, []string{"SEED", "RUN DIR", "COMMAND"}, rows)
+}
+
+// startPlan records the runs and starts them on the plan's backend, under
+// the state lock so that two launches cannot both pass the in-flight check.
+func startPlan(ctx context.Context, env *Env, c *checked, p *launch.Plan, res *launchResult) error {
+	lock, err := lockRepo(env, c.repo)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	runsDir := c.repo.Path(state.Runs)
+	recs, err := runs.List(runsDir)
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		if !r.Ended() {
+			return fmt.Errorf("run %s of %s started while this launch was being checked; nothing launched", r.ID, r.Experiment)
+		}
+	}
+	now := env.Now()
+	ids := make([]string, len(p.Runs))
+	for i, r := range p.Runs {
+		ids[i] = launch.RunID(p.Experiment, r.Seed, now)
+	}
+	records := p.Records(ids, now)
+	for _, rec := range records {
+		if err := runs.Write(runsDir, rec); err != nil {
+			return err
+		}
+	}
+	for i, r := range p.Runs {
+		res.Runs = append(res.Runs, launchedRun{ID: ids[i], Seed: r.Seed, State: "queued", Log: records[i].Log, RunDir: r.RunDir})
+	}
+	switch p.Backend {
+	case runs.Local:
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("find the rlxp binary for the supervisor: %w", err)
+		}
+		started, err := launch.StartLocal(exe, []string{"rlxp", "supervise"}, launch.Job{Plan: p, IDs: ids, RunsDir: runsDir})
+		if err != nil {
+			return fmt.Errorf("launch %s: %w", p.Experiment, err)
+		}
+		for _, s := range started {
+			for i := range res.Runs {
+				if res.Runs[i].ID == s.ID {
+					res.Runs[i].State, res.Runs[i].PID = "started", s.PID
+				}
+			}
+		}
+		if p.Nodes > 1 {
+			host, _ := os.Hostname()
+			res.NodeCommands = p.NodeCommands(host)
+		}
+	default:
+		return fmt.Errorf("launch %s: backend %q is not supported", p.Experiment, p.Backend)
+	}
+	return nil
+}
+
+func finishLaunch(env *Env, o *launchOptions, res *launchResult, err error) error {
+	if o.json {
+		if werr := writeJSON(env.Stdout, res); werr != nil {
+			return werr
+		}
+		return err
+	}
+	if res.Plan == nil {
+		printCheck(env, &res.Check)
+	}
+	if res.Refusal != "" {
+		fmt.Fprintf(env.Stdout, "%s: %s\n", env.paint(red, "NOT LAUNCHED"), res.Refusal)
+	}
+	for _, r := range res.Runs {
+		switch r.State {
+		case "started":
+			fmt.Fprintf(env.Stdout, "started %s (seed %d, pid %d), log %s\n", r.ID, r.Seed, r.PID, r.Log)
+		case "submitted":
+			fmt.Fprintf(env.Stdout, "submitted %s (seed %d, Slurm job %s), log %s\n", r.ID, r.Seed, r.JobID, r.Log)
+		default:
+			fmt.Fprintf(env.Stdout, "queued %s (seed %d): starts when a slot frees\n", r.ID, r.Seed)
+		}
+	}
+	if len(res.NodeCommands) > 0 {
+		fmt.Fprintln(env.Stdout, "run on every other node (rlxp started node 0 only):")
+		for _, c := range res.NodeCommands {
+			fmt.Fprintf(env.Stdout, "  %s\n", c)
+		}
+	}
+	printNext(env, res.Next)
+	return err
+}
