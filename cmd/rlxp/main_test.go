@@ -1,16 +1,19 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -50,6 +53,8 @@ func TestScript(t *testing.T) {
 			"readonly": readonly,
 			"code":     exitCode,
 			"holdlock": holdlock,
+			"waitruns": waitRuns,
+			"setenv":   setFromStdout,
 		},
 	})
 }
@@ -111,4 +116,55 @@ func exitCode(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", strings.Join(args[1:], " "), got, want)
 	}
+}
+
+// waitRuns waits until every run record under .rlxp/runs has an end time,
+// as a supervisor writes it: waitruns [SECONDS].
+func waitRuns(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) > 1 {
+		ts.Fatalf("usage: waitruns [SECONDS]")
+	}
+	limit := 60
+	if len(args) == 1 {
+		n, err := strconv.Atoi(args[0])
+		ts.Check(err)
+		limit = n
+	}
+	deadline := time.Now().Add(time.Duration(limit) * time.Second)
+	for {
+		paths, err := filepath.Glob(ts.MkAbs(".rlxp/runs/*/run.json"))
+		ts.Check(err)
+		open := 0
+		for _, p := range paths {
+			var rec struct {
+				EndedAt string `json:"ended_at"`
+			}
+			data, err := os.ReadFile(p)
+			ts.Check(err)
+			ts.Check(json.Unmarshal(data, &rec))
+			if rec.EndedAt == "" {
+				open++
+			}
+		}
+		if open == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("waitruns: %d runs still without an end after %ds", open, limit)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// setFromStdout sets an environment variable to the first submatch of a
+// regular expression in the last command's stdout: setenv NAME REGEXP.
+func setFromStdout(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: setenv NAME REGEXP")
+	}
+	m := regexp.MustCompile(args[1]).FindStringSubmatch(ts.ReadFile("stdout"))
+	if len(m) < 2 {
+		ts.Fatalf("setenv: no match for %s in stdout", args[1])
+	}
+	ts.Setenv(args[0], m[1])
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,6 +23,7 @@ import (
 
 type checkOptions struct {
 	root    string
+	seeds   []int // the seeds to launch; empty: those without a finished run
 	seed    int
 	runDir  string
 	timeout time.Duration
@@ -130,6 +132,8 @@ type checked struct {
 	adapter  *adapter.Adapter
 	// freeGPUs are the indices of the GPUs no process holds.
 	freeGPUs []string
+	// seeds are the ones a launch would start.
+	seeds []int
 }
 
 // evaluateCheck answers check for experiment arg. The error is for state
@@ -161,8 +165,15 @@ func evaluateCheck(ctx context.Context, env *Env, o *checkOptions, arg string) (
 	}
 	c := &checked{res: checkResult{Schema: "rlxp.check/v1", Experiment: id}, repo: r, contract: l, exp: e, adapter: ad}
 	res := &c.res
+	if c.seeds, err = launchSeeds(r, e, o.seeds); err != nil {
+		return nil, err
+	}
+	if len(c.seeds) == 0 {
+		c.seeds = e.Seeds
+		res.add("gate", "warn", "every seed of %s has a run that finished with exit status 0; launching again reruns them", id)
+	}
 
-	a := gate.Evaluate(gate.Input{Contract: l, Experiments: set, Experiment: e, Spend: spend})
+	a := gate.Evaluate(gate.Input{Contract: l, Experiments: set, Experiment: e, Spend: spend, Runs: len(c.seeds)})
 	for _, c := range a.Conditions {
 		if !c.OK {
 			res.add("gate", "block", "%s: %s", c.Check, c.Detail)
@@ -174,14 +185,45 @@ func evaluateCheck(ctx context.Context, env *Env, o *checkOptions, arg string) (
 
 	seed := o.seed
 	if seed < 0 {
-		seed = e.Seeds[0]
+		seed = c.seeds[0]
 	}
 	checkPreflight(ctx, r, ad, e, seed, o, res)
 	c.freeGPUs = checkLive(ctx, r, l.Contract.Hardware.GPUsPerRun, ad, res)
-	res.Plan = resolvePlan(ad, e, o.runDir)
+	res.Plan = resolvePlan(ad, e, c.seeds, o.runDir)
 	res.Next = nextSteps(*res, id)
 	res.Safe = res.Blockers == 0
 	return c, nil
+}
+
+// launchSeeds are the seeds a launch starts: those asked for, each one of
+// the experiment's, or else the experiment's seeds without a run that
+// finished cleanly, so a relaunch after a failure picks up where it left.
+func launchSeeds(r *state.Repo, e *experiment.Experiment, asked []int) ([]int, error) {
+	for _, s := range asked {
+		if !slices.Contains(e.Seeds, s) {
+			return nil, usagef("--seed %d: experiment %s runs seeds %v", s, e.ID, e.Seeds)
+		}
+	}
+	if len(asked) > 0 {
+		return asked, nil
+	}
+	recs, err := runs.List(r.Path(state.Runs))
+	if err != nil {
+		return nil, err
+	}
+	done := map[int]bool{}
+	for _, rec := range recs {
+		if rec.Experiment == e.ID && rec.Seed != nil && rec.Exit != nil && *rec.Exit == 0 && rec.StoppedBy == "" {
+			done[*rec.Seed] = true
+		}
+	}
+	var seeds []int
+	for _, s := range e.Seeds {
+		if !done[s] {
+			seeds = append(seeds, s)
+		}
+	}
+	return seeds, nil
 }
 
 // printCheck prints the table and the verdict line.
@@ -349,7 +391,7 @@ func checkGPUs(ctx context.Context, h probe.Host, need int, res *checkResult) []
 }
 
 // resolvePlan renders the train command of every seed as it would run.
-func resolvePlan(ad *adapter.Adapter, e *experiment.Experiment, runDirTmpl string) []string {
+func resolvePlan(ad *adapter.Adapter, e *experiment.Experiment, seeds []int, runDirTmpl string) []string {
 	tmpl := ad.Commands["train"]
 	if tmpl == "" {
 		return []string{"(adapter.yaml declares no commands.train)"}
@@ -359,7 +401,7 @@ func resolvePlan(ad *adapter.Adapter, e *experiment.Experiment, runDirTmpl strin
 		return []string{err.Error()}
 	}
 	var plan []string
-	for _, seed := range e.Seeds {
+	for _, seed := range seeds {
 		runDir, err := adapter.Expand(runDirTmpl, map[string]string{"experiment": e.ID, "seed": strconv.Itoa(seed)})
 		if err == nil {
 			var cmd string

@@ -20,7 +20,6 @@ import (
 
 type launchOptions struct {
 	checkOptions
-	seeds   []int
 	confirm string
 	grace   time.Duration
 }
@@ -175,12 +174,14 @@ func buildPlan(c *checked, o *launchOptions) (*launch.Plan, error) {
 	p := &launch.Plan{
 		Experiment: e.ID, ExperimentDigest: e.Digest(), ContractDigest: contract.Digest(sections),
 		Backend: ct.Hardware.Launcher, Root: c.repo.Root,
-		WallClock: wall, Grace: o.grace,
+		WallClock: contract.Duration(wall.String()), Grace: contract.Duration(o.grace.String()),
 		GPUsPerRun: ct.Hardware.GPUsPerRun, Nodes: ct.Hardware.Nodes,
 		Concurrency: max(ct.Budget.MaxConcurrent, 1),
 	}
-	if p.Backend == runs.Local && p.GPUsPerRun > 0 {
+	if p.Backend == runs.Local && p.GPUsPerRun > 0 && len(c.freeGPUs) >= p.GPUsPerRun {
+		// Each concurrent run gets GPUs of its own.
 		p.GPUs = c.freeGPUs
+		p.Concurrency = min(p.Concurrency, len(p.GPUs)/p.GPUsPerRun)
 	}
 	if s := ct.Hardware.Slurm; s != nil && p.Backend == runs.Slurm {
 		p.Slurm = &launch.Slurm{Partition: s.Partition, Account: s.Account, QOS: s.QOS}
@@ -193,16 +194,7 @@ func buildPlan(c *checked, o *launchOptions) (*launch.Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.repo.Show(state.Adapter), err)
 	}
-	seeds := e.Seeds
-	if len(o.seeds) > 0 {
-		for _, s := range o.seeds {
-			if !containsInt(e.Seeds, s) {
-				return nil, usagef("--seed %d: experiment %s runs seeds %v", s, e.ID, e.Seeds)
-			}
-		}
-		seeds = o.seeds
-	}
-	for _, seed := range seeds {
+	for _, seed := range c.seeds {
 		vars := map[string]string{"experiment": e.ID, "seed": strconv.Itoa(seed)}
 		runDir, err := adapter.Expand(o.runDir, vars)
 		if err != nil {
@@ -218,15 +210,6 @@ func buildPlan(c *checked, o *launchOptions) (*launch.Plan, error) {
 	return p, nil
 }
 
-func containsInt(xs []int, x int) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
-}
-
 func printPlan(env *Env, p *launch.Plan) {
 	gpus := "no GPUs"
 	if p.GPUsPerRun > 0 {
@@ -237,7 +220,7 @@ func printPlan(env *Env, p *launch.Plan) {
 	}
 	fmt.Fprintf(env.Stdout, "plan %s: %d run%s of %s on %s, %d at a time, %s, %d node%s, %s wall clock each (then TERM, KILL after %s)\n",
 		p.Short(), len(p.Runs), plural(len(p.Runs)), p.Experiment, p.Backend, p.Concurrency,
-		gpus, p.Nodes, plural(p.Nodes), p.WallClock, p.Grace)
+		gpus, p.Nodes, plural(p.Nodes), p.WallClock.Value(), p.Grace.Value())
 	rows := make([][]string, len(p.Runs))
 	for i, r := range p.Runs {
 		rows[i] = []string{strconv.Itoa(r.Seed), r.RunDir, r.Command}

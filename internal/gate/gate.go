@@ -50,6 +50,9 @@ type Input struct {
 	Experiments *experiment.Set
 	Experiment  *experiment.Experiment // nil: contract conditions only
 	Spend       budget.Spend
+	// Runs is how many runs the launch would start; 0 means the
+	// experiment's seeds that have not run yet.
+	Runs int
 }
 
 // Evaluate computes the answer.
@@ -167,6 +170,9 @@ func checkBudget(in Input, c contract.Contract, add func(string, bool, string, .
 		RunsNeeded:    remaining(e),
 		GPUHours:      c.Budget.GPUHours,
 		GPUHoursSpent: in.Spend.GPUHours,
+	}
+	if in.Runs > 0 {
+		b.RunsNeeded = in.Runs
 	}
 	b.GPUHoursNeeded = float64(b.RunsNeeded) * perRunHours
 	for _, x := range in.Experiments.Experiments {

@@ -29,11 +29,11 @@ type Plan struct {
 	Root             string `json:"root"`
 	// WallClock is each run's allowance; Grace how long a run has between
 	// TERM and KILL once the allowance is spent.
-	WallClock   time.Duration `json:"wall_clock"`
-	Grace       time.Duration `json:"grace"`
-	GPUsPerRun  int           `json:"gpus_per_run"`
-	Nodes       int           `json:"nodes"`
-	Concurrency int           `json:"concurrency"`
+	WallClock   contract.Duration `json:"wall_clock"`
+	Grace       contract.Duration `json:"grace"`
+	GPUsPerRun  int               `json:"gpus_per_run"`
+	Nodes       int               `json:"nodes"`
+	Concurrency int               `json:"concurrency"`
 	// GPUs are the devices local runs are spread over (CUDA_VISIBLE_DEVICES),
 	// gpus_per_run each; empty means the runs see every device.
 	GPUs  []string `json:"gpus,omitempty"`
@@ -91,7 +91,7 @@ func (p *Plan) Records(ids []string, now time.Time) []runs.Record {
 			ID: ids[i], Experiment: p.Experiment, Seed: &seed, RunDir: r.RunDir,
 			GPUs: p.GPUsPerRun * p.Nodes, Backend: p.Backend, Command: r.Command,
 			Plan: p.Digest(), Log: ".rlxp/runs/" + ids[i] + "/log",
-			WallClock: p.WallClock.String(),
+			WallClock: p.WallClock.Value().String(),
 			StartedAt: now.UTC().Format(time.RFC3339),
 		}
 	}

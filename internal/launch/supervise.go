@@ -146,17 +146,17 @@ func watch(ctx context.Context, p *Plan, rec *runs.Record, cmd *exec.Cmd, now fu
 		_ = cmd.Wait()
 		close(exited)
 	}()
-	allowance := time.NewTimer(p.WallClock)
+	allowance := time.NewTimer(p.WallClock.Value())
 	defer allowance.Stop()
 	pgid := cmd.Process.Pid
 	select {
 	case <-exited:
 	case <-allowance.C:
 		rec.StoppedBy = runs.StoppedBudget
-		rec.Note = stop(pgid, exited, p.Grace, fmt.Sprintf("wall-clock allowance %s spent", p.WallClock))
+		rec.Note = stop(pgid, exited, p.Grace.Value(), fmt.Sprintf("wall-clock allowance %s spent", p.WallClock.Value()))
 	case <-ctx.Done():
 		rec.StoppedBy = "user"
-		rec.Note = stop(pgid, exited, p.Grace, "the supervisor was told to stop")
+		rec.Note = stop(pgid, exited, p.Grace.Value(), "the supervisor was told to stop")
 	}
 	// Whatever the run left behind in its group goes with it.
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
