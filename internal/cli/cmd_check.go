@@ -17,7 +17,6 @@ import (
 	"github.com/rlxp/rlxp/internal/gate"
 	"github.com/rlxp/rlxp/internal/preflight"
 	"github.com/rlxp/rlxp/internal/probe"
-	"github.com/rlxp/rlxp/internal/runs"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
@@ -151,7 +150,7 @@ func evaluateCheck(ctx context.Context, env *Env, o *checkOptions, arg string) (
 	if err != nil {
 		return nil, err
 	}
-	spend, err := loadSpend(r, l)
+	spend, err := loadSpend(ctx, r, l)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +164,7 @@ func evaluateCheck(ctx context.Context, env *Env, o *checkOptions, arg string) (
 	}
 	c := &checked{res: checkResult{Schema: "rlxp.check/v1", Experiment: id}, repo: r, contract: l, exp: e, adapter: ad}
 	res := &c.res
-	if c.seeds, err = launchSeeds(r, e, o.seeds); err != nil {
+	if c.seeds, err = launchSeeds(ctx, r, e, o.seeds); err != nil {
 		return nil, err
 	}
 	if len(c.seeds) == 0 {
@@ -198,7 +197,7 @@ func evaluateCheck(ctx context.Context, env *Env, o *checkOptions, arg string) (
 // launchSeeds are the seeds a launch starts: those asked for, each one of
 // the experiment's, or else the experiment's seeds without a run that
 // finished cleanly, so a relaunch after a failure picks up where it left.
-func launchSeeds(r *state.Repo, e *experiment.Experiment, asked []int) ([]int, error) {
+func launchSeeds(ctx context.Context, r *state.Repo, e *experiment.Experiment, asked []int) ([]int, error) {
 	for _, s := range asked {
 		if !slices.Contains(e.Seeds, s) {
 			return nil, usagef("--seed %d: experiment %s runs seeds %v", s, e.ID, e.Seeds)
@@ -207,7 +206,7 @@ func launchSeeds(r *state.Repo, e *experiment.Experiment, asked []int) ([]int, e
 	if len(asked) > 0 {
 		return asked, nil
 	}
-	recs, err := runs.List(r.Path(state.Runs))
+	recs, err := loadRuns(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -294,7 +293,7 @@ func checkPreflight(ctx context.Context, r *state.Repo, ad *adapter.Adapter, e *
 // are free.
 func checkLive(ctx context.Context, r *state.Repo, gpusNeeded int, ad *adapter.Adapter, res *checkResult) []string {
 	h := probe.System()
-	recs, err := runs.List(r.Path(state.Runs))
+	recs, err := loadRuns(ctx, r)
 	if err != nil {
 		res.add("live", "block", "%v", err)
 	}

@@ -40,12 +40,12 @@ EXIT STATUS
   3  closed`,
 		Flags: fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
-			return runGate(env, &o, args)
+			return runGate(ctx, env, &o, args)
 		},
 	}
 }
 
-func runGate(env *Env, o *gateOptions, args []string) error {
+func runGate(ctx context.Context, env *Env, o *gateOptions, args []string) error {
 	if len(args) > 1 {
 		return usagef("gate takes at most one experiment ID")
 	}
@@ -69,7 +69,7 @@ func runGate(env *Env, o *gateOptions, args []string) error {
 			return err
 		}
 		in.Experiments, in.Experiment = set, e
-		if in.Spend, err = loadSpend(r, l); err != nil {
+		if in.Spend, err = loadSpend(ctx, r, l); err != nil {
 			return err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/launch"
 	"github.com/rlxp/rlxp/internal/runs"
+	"github.com/rlxp/rlxp/internal/slurm"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
@@ -237,7 +239,7 @@ func startPlan(ctx context.Context, env *Env, c *checked, p *launch.Plan, res *l
 	}
 	defer lock.Unlock()
 	runsDir := c.repo.Path(state.Runs)
-	recs, err := runs.List(runsDir)
+	recs, err := loadRuns(ctx, c.repo)
 	if err != nil {
 		return err
 	}
@@ -280,6 +282,19 @@ func startPlan(ctx context.Context, env *Env, c *checked, p *launch.Plan, res *l
 		if p.Nodes > 1 {
 			host, _ := os.Hostname()
 			res.NodeCommands = p.NodeCommands(host)
+		}
+	case runs.Slurm:
+		jobs, err := launch.SubmitSlurm(ctx, slurm.New(), p, ids, runsDir)
+		for i, job := range jobs {
+			res.Runs[i].State, res.Runs[i].JobID = "submitted", job
+		}
+		if err != nil {
+			// The runs not submitted were never started: their records go.
+			for _, id := range ids[len(jobs):] {
+				_ = os.RemoveAll(filepath.Join(runsDir, id))
+			}
+			res.Runs = res.Runs[:len(jobs)]
+			return fmt.Errorf("launch %s: %w", p.Experiment, err)
 		}
 	default:
 		return fmt.Errorf("launch %s: backend %q is not supported", p.Experiment, p.Backend)

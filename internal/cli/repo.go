@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/user"
@@ -11,7 +12,9 @@ import (
 	"github.com/rlxp/rlxp/internal/budget"
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/experiment"
+	"github.com/rlxp/rlxp/internal/launch"
 	"github.com/rlxp/rlxp/internal/runs"
+	"github.com/rlxp/rlxp/internal/slurm"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
@@ -114,12 +117,28 @@ func saveExperiments(r *state.Repo, s *experiment.Set) error {
 	return state.WriteFile(r.Path(state.Experiments), data, 0o644)
 }
 
-func loadSpend(r *state.Repo, c *contract.Loaded) (budget.Spend, error) {
-	recs, err := runs.List(r.Path(state.Runs))
+func loadSpend(ctx context.Context, r *state.Repo, c *contract.Loaded) (budget.Spend, error) {
+	recs, err := loadRuns(ctx, r)
 	if err != nil {
 		return budget.Spend{}, err
 	}
 	return budget.Sum(recs, c.Contract.Budget.MaxRunWallClock.Value())
+}
+
+// loadRuns reads every run record, with what the scheduler knows about
+// Slurm runs that have no end recorded yet.
+func loadRuns(ctx context.Context, r *state.Repo) ([]runs.Record, error) {
+	recs, err := runs.List(r.Path(state.Runs))
+	if err != nil {
+		return nil, err
+	}
+	for _, rec := range recs {
+		if rec.Backend == runs.Slurm && !rec.Ended() {
+			launch.Refresh(ctx, slurm.New(), recs)
+			break
+		}
+	}
+	return recs, nil
 }
 
 // approver is the name recorded with an approval.
