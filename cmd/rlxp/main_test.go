@@ -55,6 +55,8 @@ func TestScript(t *testing.T) {
 			"holdlock": holdlock,
 			"waitruns": waitRuns,
 			"setenv":   setFromStdout,
+			"spawn":    spawnRun,
+			"backdate": backdate,
 		},
 	})
 }

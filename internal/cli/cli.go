@@ -88,6 +88,7 @@ func commands() []*Command {
 		newGateCmd(),
 		newCheckCmd(),
 		newLaunchCmd(),
+		newStatusCmd(),
 		newLedgerCmd(),
 		newMetricsCmd(),
 		newScoreCmd(),

@@ -17,7 +17,6 @@ const (
 
 // A Series is a bounded view of one tag's points, in file order.
 type Series struct {
-	Tag  string
 	n    int
 	head []metrics.Point
 	tail []metrics.Point // a ring once full; next is its oldest
@@ -64,12 +63,16 @@ const rateMarks = 21
 // A Source collects what one metric file of one run says: the series the
 // rules need, and how far the run got. It is a metrics.Sink.
 type Source struct {
-	Name string // "log", or the adapter's source name
 	Path string // as shown to the user
 	keep func(tag string) bool
 
 	series map[string]*Series
+	skip   map[string]bool // tags no rule reads
 	points int64
+	// Points stamped before notBefore (Unix seconds) belong to an earlier
+	// run that wrote the same file; they are counted, not kept.
+	notBefore float64
+	dropped   int64
 	// fine is set by a value with more than three decimals: the file does
 	// not print values rounded to 0.001 (older verl console logs do).
 	fine bool
@@ -83,26 +86,41 @@ type Source struct {
 }
 
 // NewSource returns an empty source that keeps the series rules need.
-func NewSource(name, path string, rules []Rule) *Source {
-	return &Source{Name: name, Path: path, keep: wanted(rules), series: map[string]*Series{}, allWall: true}
+func NewSource(path string, rules []Rule) *Source {
+	return &Source{Path: path, keep: wanted(rules), series: map[string]*Series{}, skip: map[string]bool{}, allWall: true}
 }
 
 // Want is true for every tag: each point marks progress, even of tags no
 // rule reads.
 func (s *Source) Want(string) bool { return true }
 
+// NotBefore leaves out points stamped before t, the run's start: a file
+// that several runs append to must not mix them.
+func (s *Source) NotBefore(t time.Time) { s.notBefore = float64(t.Unix()) }
+
+// Dropped is how many points NotBefore left out.
+func (s *Source) Dropped() int64 { return s.dropped }
+
 // Point records one point.
 func (s *Source) Point(tag string, p metrics.Point) error {
+	if p.WallTime > 0 && p.WallTime < s.notBefore {
+		s.dropped++
+		return nil
+	}
 	s.points++
 	if !s.fine && !math.IsNaN(p.Value) && !math.IsInf(p.Value, 0) && !thousandths(p.Value) {
 		s.fine = true
 	}
-	if s.keep(tag) {
-		sr := s.series[tag]
-		if sr == nil {
-			sr = &Series{Tag: tag}
+	sr := s.series[tag]
+	if sr == nil && !s.skip[tag] {
+		if s.keep(tag) {
+			sr = &Series{}
 			s.series[tag] = sr
+		} else {
+			s.skip[tag] = true
 		}
+	}
+	if sr != nil {
 		sr.add(p)
 	}
 	if s.hasStep && p.Step <= s.lastStep {
@@ -129,7 +147,7 @@ func thousandths(v float64) bool {
 	return math.Abs(r-math.Round(r)) <= 1e-6*math.Max(1, math.Abs(r))
 }
 
-// Points is how many points the source delivered.
+// Points is how many points the source kept.
 func (s *Source) Points() int64 { return s.points }
 
 // coarse says whether every value had at most three decimals, so that a

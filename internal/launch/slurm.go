@@ -110,7 +110,7 @@ func Refresh(ctx context.Context, c *slurm.Client, recs []runs.Record) {
 
 // ApplyJob records what the scheduler says about a run's job.
 func ApplyJob(r *runs.Record, j slurm.Job) {
-	if !j.Start.IsZero() {
+	if !j.Start.IsZero() && j.State != "PENDING" {
 		r.StartedAt = j.Start.UTC().Format(time.RFC3339)
 	}
 	if !j.Ended() {

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rlxp/rlxp/internal/probe"
 	"github.com/rlxp/rlxp/internal/runs"
 )
 
@@ -90,6 +91,8 @@ func Supervise(ctx context.Context, in io.Reader, handshake io.WriteCloser, stde
 			continue
 		}
 		rec.PID = cmd.Process.Pid
+		// Recorded so that a recycled pid is never taken for the run.
+		rec.StartTicks, _ = probe.StartTicks(probe.System(), rec.PID)
 		save(*rec)
 		fmt.Fprintf(handshake, "started %s %d\n", rec.ID, rec.PID)
 		wg.Add(1)

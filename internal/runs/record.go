@@ -3,6 +3,7 @@
 package runs
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -87,9 +88,28 @@ func Read(path string) (Record, error) {
 		return r, fmt.Errorf("read %s: %w", path, err)
 	}
 	if err := json.Unmarshal(data, &r); err != nil {
-		return r, fmt.Errorf("%s: %w", path, err)
+		return r, fmt.Errorf("%s%s: %w", path, jsonPosition(data, err), err)
 	}
 	return r, nil
+}
+
+// jsonPosition is ":line:col" of a decoding error that has an offset.
+func jsonPosition(data []byte, err error) string {
+	var off int64
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	default:
+		return ""
+	}
+	// The offset is just past the byte that failed: that byte's column.
+	before := data[:min(max(off, 0), int64(len(data)))]
+	line := bytes.Count(before, []byte("\n")) + 1
+	return fmt.Sprintf(":%d:%d", line, max(len(before)-bytes.LastIndexByte(before, '\n')-1, 1))
 }
 
 // Write writes r atomically to its place under runsDir.

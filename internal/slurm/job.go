@@ -17,12 +17,14 @@ type Job struct {
 	Reason string // why it is pending or how it ended; "None" when nothing to say
 	// Exit is the batch script's exit status and Signal the signal that
 	// ended it (0 for none), from ExitCode=status:signal.
-	Exit      int
-	Signal    int
-	Nodes     string
-	Submit    time.Time
-	Start     time.Time // zero until it starts
-	End       time.Time // zero until it ends (a running job's is its deadline)
+	Exit   int
+	Signal int
+	Nodes  string
+	Submit time.Time
+	// Start and End are as the controller reports them: a pending job's
+	// are an estimate (or zero), a running job's End is its deadline.
+	Start     time.Time
+	End       time.Time
 	TimeLimit string
 	RunTime   string
 	StdOut    string
