@@ -96,32 +96,64 @@ run 0 rlxp gate sweep
 step "For agents: every report is also one JSON object"
 run 0 rlxp gate lr-0.05 --json
 
-# train EXPERIMENT SEED [--set K=V...]: the repo's own runner, then its
-# held-out evaluation (launch control will do this under the gate).
-train() {
-  local exp=$1 seed=$2; shift 2
-  (cd "$repo" && bash scripts/run.sh train configs/baseline.json --seed "$seed" --out "runs/$exp/seed$seed" "$@" >/dev/null 2>&1 \
-    && bash scripts/run.sh eval "runs/$exp/seed$seed/policy.json" --out "runs/$exp/seed$seed" | tail -1)
+step "The sweep would hold 30 runs of the budget; the human rejects it for now"
+run 0 rlxp experiment reject sweep --reason "too large before the first results" --by demo-reviewer
+
+# launch EXPERIMENT: rlxp shows the plan and its digest and refuses without a
+# confirmation; the human confirms that digest; the runs start detached
+# under a supervisor, and the demo waits for their records to end.
+launch() {
+  local exp=$1 digest
+  run 3 rlxp launch "$exp" </dev/null
+  digest=$(cd "$repo" && "$rlxp_bin" launch "$exp" --json </dev/null | sed -n 's/^  "digest": "\([0-9a-f]*\)",$/\1/p' || true)
+  printf '%sHUMAN: confirms plan %s%s\n' "$dim" "$digest" "$off"
+  run 0 rlxp launch "$exp" --confirm "$digest"
+  wait_runs
+  run 0 rlxp status "$exp"
 }
 
-step "Train the baseline over its three seeds, and evaluate each on held-out episodes"
+wait_runs() {
+  local i f open
+  for i in $(seq 600); do
+    open=0
+    for f in "$repo"/.rlxp/runs/*/run.json; do
+      grep -q '"ended_at"' "$f" || open=1
+    done
+    if [[ $open == 0 ]]; then return 0; fi
+    sleep 0.2
+  done
+  echo "demo: runs did not end within 120 s" >&2
+  exit 1
+}
+
+step "Launch the baseline: check, the plan and its digest, a human's confirmation, then detached runs"
 (cd "$repo" && git init -q && git add -A && git -c user.name=demo -c user.email=demo@example.com commit -qm "cartpole with rlxp state")
-for s in 0 1 2; do train baseline "$s"; done
+run 0 rlxp experiment approve baseline --yes --by demo-reviewer
+run 0 rlxp check baseline
+launch baseline
 
 step "Score the baseline: the reference every experiment is compared with"
 run 0 rlxp metrics inspect runs/baseline/seed0/eval.jsonl runs/baseline/seed0/progress.csv
-run 0 rlxp score baseline --run-dir 'runs/{experiment}/seed{seed}'
+run 0 rlxp score baseline
 (cd "$repo" && git add .rlxp && git -c user.name=demo -c user.email=demo@example.com commit -qm "score the baseline")
 
-step "Score lr-0.05: same held-out return (the ceiling), so the answer is inconclusive"
-for s in 0 1 2; do train lr-0.05 "$s" --set lr=0.05; done
-run 0 rlxp score lr-0.05 --run-dir 'runs/{experiment}/seed{seed}'
+step "Launch and score lr-0.05: same held-out return (the ceiling), so the answer is inconclusive"
+launch lr-0.05
+run 0 rlxp score lr-0.05
 
 step "A slower learning rate, inside the scope: it learns less, and a guardrail catches it"
 run 0 rlxp experiment add lr-0.002 --param lr=0.002 --category hyperparameter --hypothesis "a smaller step is steadier"
 run 0 rlxp experiment approve lr-0.002 --yes --by demo-reviewer
-for s in 0 1 2; do train lr-0.002 "$s" --set lr=0.002; done
-run 3 rlxp score lr-0.002 --run-dir 'runs/{experiment}/seed{seed}'
+launch lr-0.002
+run 3 rlxp score lr-0.002
+
+step "A run that outlives its wall-clock allowance is stopped, and its record says so"
+run 0 rlxp experiment add long-run --param episodes=600 --wall-clock 3s --seeds 0 --hypothesis "longer training helps"
+run 0 rlxp experiment approve long-run --yes --by demo-reviewer
+digest=$(cd "$repo" && "$rlxp_bin" launch long-run --grace 2s --json </dev/null | sed -n 's/^  "digest": "\([0-9a-f]*\)",$/\1/p' || true)
+run 0 rlxp launch long-run --grace 2s --confirm "$digest"
+wait_runs
+run 0 rlxp status long-run
 
 step "The ledger: hash-chained, verified, and reviewed as a PR comment"
 run 0 rlxp ledger show

@@ -47,8 +47,11 @@ func TestScript(t *testing.T) {
 			env.Setenv("USER", "tester")
 			env.Setenv("FIXTURES", fixtures)
 			env.Setenv("REPO", repo)
+			// The Slurm client commands find the controller through it.
+			env.Setenv("SLURM_CONF", os.Getenv("SLURM_CONF"))
 			return nil
 		},
+		Condition: slurmCondition,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"readonly": readonly,
 			"code":     exitCode,
@@ -169,4 +172,18 @@ func setFromStdout(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("setenv: no match for %s in stdout", args[1])
 	}
 	ts.Setenv(args[0], m[1])
+}
+
+// slurmCondition is [slurm]: a Slurm controller answers (SLURM_CONF names
+// its config). Under CI=true a missing controller fails the script rather
+// than skipping it: .ci/run starts one.
+func slurmCondition(cond string) (bool, error) {
+	if cond != "slurm" {
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}
+	err := exec.Command("sinfo", "-h").Run()
+	if err != nil && os.Getenv("CI") == "true" {
+		return false, fmt.Errorf("CI=true but no Slurm controller answers (SLURM_CONF=%q): %v", os.Getenv("SLURM_CONF"), err)
+	}
+	return err == nil, nil
 }

@@ -70,6 +70,11 @@ func (a *Adapter) SourceNames() []string {
 func Expand(template string, vars map[string]string) (string, error) {
 	out := template
 	for k, v := range vars {
+		if v == "" {
+			// An empty value between words leaves one space, not two.
+			out = strings.ReplaceAll(out, " {"+k+"} ", " ")
+			out = strings.TrimSuffix(out, " {"+k+"}")
+		}
 		out = strings.ReplaceAll(out, "{"+k+"}", v)
 	}
 	if i := strings.IndexByte(out, '{'); i >= 0 && strings.IndexByte(out[i:], '}') > 0 {

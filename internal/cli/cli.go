@@ -11,7 +11,9 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/spf13/pflag"
 )
@@ -46,9 +48,12 @@ func SystemEnv(version string) *Env {
 	}
 }
 
+// isTerminal asks the terminal driver: a character device alone is not
+// enough, since /dev/null is one too.
 func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	var t syscall.Termios
+	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), ioctlGetTermios, uintptr(unsafe.Pointer(&t)))
+	return errno == 0
 }
 
 // A Command is one entry of the command table.

@@ -17,6 +17,7 @@ import (
 	"github.com/rlxp/rlxp/internal/gate"
 	"github.com/rlxp/rlxp/internal/preflight"
 	"github.com/rlxp/rlxp/internal/probe"
+	"github.com/rlxp/rlxp/internal/runs"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
@@ -187,7 +188,7 @@ func evaluateCheck(ctx context.Context, env *Env, o *checkOptions, arg string) (
 		seed = c.seeds[0]
 	}
 	checkPreflight(ctx, r, ad, e, seed, o, res)
-	c.freeGPUs = checkLive(ctx, r, l.Contract.Hardware.GPUsPerRun, ad, res)
+	c.freeGPUs = checkLive(ctx, r, l.Contract.Hardware, ad, res)
 	res.Plan = resolvePlan(ad, e, c.seeds, o.runDir)
 	res.Next = nextSteps(*res, id)
 	res.Safe = res.Blockers == 0
@@ -291,7 +292,7 @@ func checkPreflight(ctx context.Context, r *state.Repo, ad *adapter.Adapter, e *
 
 // checkLive looks at the machine as it is now, and returns the GPUs that
 // are free.
-func checkLive(ctx context.Context, r *state.Repo, gpusNeeded int, ad *adapter.Adapter, res *checkResult) []string {
+func checkLive(ctx context.Context, r *state.Repo, hw contract.Hardware, ad *adapter.Adapter, res *checkResult) []string {
 	h := probe.System()
 	recs, err := loadRuns(ctx, r)
 	if err != nil {
@@ -309,10 +310,14 @@ func checkLive(ctx context.Context, r *state.Repo, gpusNeeded int, ad *adapter.A
 	}
 
 	var free []string
-	if gpusNeeded == 0 {
+	switch {
+	case hw.GPUsPerRun == 0:
 		res.add("live", "ok", "the contract needs no GPUs")
-	} else {
-		free = checkGPUs(ctx, h, gpusNeeded, res)
+	case hw.Launcher == runs.Slurm:
+		// The runs go to compute nodes; this machine's GPUs are not theirs.
+		res.add("live", "ok", "Slurm allocates %d GPU%s per node to each job (--gres=gpu:%[1]d)", hw.GPUsPerRun, plural(hw.GPUsPerRun))
+	default:
+		free = checkGPUs(ctx, h, hw.GPUsPerRun, res)
 	}
 	for _, p := range probe.Ports(h, ad.Runtime.Ports) {
 		state := map[probe.PortStatus]string{probe.PortFree: "ok", probe.PortInUse: "block", probe.PortUnknown: "warn"}[p.Status]

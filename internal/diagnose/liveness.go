@@ -122,7 +122,7 @@ func localRun(h probe.Host, rec runs.Record) Liveness {
 	}
 	if rec.Supervisor > 0 {
 		var text string
-		supervisor, text = lookProc(h, rec.Supervisor, 0, "supervisor")
+		supervisor, text = lookProc(h, rec.Supervisor, rec.SupervisorTicks, "supervisor")
 		l.Evidence = append(l.Evidence, text)
 	}
 	switch {

@@ -47,6 +47,8 @@ func Supervise(ctx context.Context, in io.Reader, handshake io.WriteCloser, stde
 		}
 	}
 	host, _ := os.Hostname()
+	self := os.Getpid()
+	selfTicks, _ := probe.StartTicks(probe.System(), self)
 	save := func(rec runs.Record) {
 		if err := runs.Write(job.RunsDir, rec); err != nil {
 			fmt.Fprintln(stderr, err)
@@ -80,7 +82,7 @@ func Supervise(ctx context.Context, in io.Reader, handshake io.WriteCloser, stde
 			break
 		}
 		rec := &recs[i]
-		rec.Host, rec.Supervisor = host, os.Getpid()
+		rec.Host, rec.Supervisor, rec.SupervisorTicks = host, self, selfTicks
 		rec.StartedAt = now().UTC().Format(time.RFC3339)
 		cmd, err := startRun(p, job.RunsDir, rec, i, gpus)
 		if err != nil {

@@ -45,13 +45,15 @@ type Record struct {
 	Supervisor int    `json:"supervisor_pid,omitempty"`
 	PID        int    `json:"pid,omitempty"`
 	StartTicks uint64 `json:"start_ticks,omitempty"`
-	JobID      string `json:"job_id,omitempty"`
-	StartedAt  string `json:"started_at"`
-	EndedAt    string `json:"ended_at,omitempty"`
-	Exit       *int   `json:"exit,omitempty"`
-	Signal     string `json:"signal,omitempty"`
-	StoppedBy  string `json:"stopped_by,omitempty"`
-	Note       string `json:"note,omitempty"`
+	// SupervisorTicks is the supervisor's start time, for the same reason.
+	SupervisorTicks uint64 `json:"supervisor_start_ticks,omitempty"`
+	JobID           string `json:"job_id,omitempty"`
+	StartedAt       string `json:"started_at"`
+	EndedAt         string `json:"ended_at,omitempty"`
+	Exit            *int   `json:"exit,omitempty"`
+	Signal          string `json:"signal,omitempty"`
+	StoppedBy       string `json:"stopped_by,omitempty"`
+	Note            string `json:"note,omitempty"`
 }
 
 // Ended says whether the run has an end time recorded.
