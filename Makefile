@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 BIN      = plugins/rl-experiment-assistant/bin/rlxp
 LDFLAGS  = -s -w -X main.version=$(VERSION)
 
-.PHONY: build demo test test-go test-python test-update fuzz bench bench-score lint clean
+.PHONY: build demo test test-go test-python test-update fuzz bench bench-score bench-guard lint clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/rlxp
@@ -39,6 +39,9 @@ bench: build
 
 bench-score: build
 	bash scripts/bench-score.sh $(BIN)
+
+bench-guard: build
+	bash scripts/bench-guard.sh $(BIN)
 
 lint:
 	$(GO) vet ./...

@@ -10,6 +10,7 @@ require (
 	github.com/spf13/pflag v1.1.0
 	github.com/xeipuuv/gojsonschema v1.2.0
 	google.golang.org/protobuf v1.36.12
+	mvdan.cc/sh/v3 v3.10.0
 )
 
 require (

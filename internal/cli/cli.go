@@ -98,6 +98,7 @@ func commands() []*Command {
 		newMetricsCmd(),
 		newScoreCmd(),
 		newPluginCmd(),
+		newGuardCmd(),
 		newSuperviseCmd(),
 	}
 }

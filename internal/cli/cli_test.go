@@ -65,7 +65,7 @@ func TestCommandTable(t *testing.T) {
 		}
 	})
 	for _, want := range []string{"init", "contract status", "contract show", "contract validate", "contract approve",
-		"experiment add", "experiment list", "experiment show", "experiment approve", "experiment reject", "gate", "plugin validate"} {
+		"experiment add", "experiment list", "experiment show", "experiment approve", "experiment reject", "gate", "plugin validate", "guard"} {
 		if !seen[want] {
 			t.Errorf("command %q is missing from the table", want)
 		}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -39,7 +40,8 @@ the other loads it: names and versions that disagree between hosts, paths
 without ./ or with .., missing sources, agents given as a directory,
 agents or commands in the Codex manifest, SKILL.md front matter that does
 not parse or lacks a description, nested skills, hooks without the "hooks"
-wrapper, and more. Each finding names the file and, where known, the line.
+wrapper, for an event one host lacks, or running a script the plugin does
+not have, and more. Each finding names the file and, where known, the line.
 Warnings are what 'claude plugin validate --strict' would fail on.
 
 EXIT STATUS
@@ -75,7 +77,11 @@ EXIT STATUS
 					fmt.Fprintln(env.Stdout, f.String())
 				}
 				for _, p := range rep.Plugins {
-					fmt.Fprintf(env.Stdout, "plugin %s %s: %d skills, %d agents\n", p.Name, p.Version, len(p.Skills), len(p.Agents))
+					hooks := "none"
+					if len(p.Hooks) > 0 {
+						hooks = strings.Join(p.Hooks, ", ")
+					}
+					fmt.Fprintf(env.Stdout, "plugin %s %s: %d skills, %d agents, hooks: %s\n", p.Name, p.Version, len(p.Skills), len(p.Agents), hooks)
 				}
 				fmt.Fprintf(env.Stdout, "%s: %d errors, %d warnings\n", dir, rep.Errors(), rep.Warnings())
 			}

@@ -56,6 +56,9 @@ func report(env *Env, cmd *Command, err error) int {
 	if errors.Is(err, errNegative) {
 		return ExitNegative
 	}
+	if errors.Is(err, errBlocked) {
+		return ExitUsage // the hook protocol's block, reason already printed
+	}
 	var ue *UsageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(env.Stderr, "rlxp: %s\n", ue.Err)

@@ -150,16 +150,20 @@ func mustRun(t *testing.T, dir string, env []string, want string, bin string, ar
 	return res
 }
 
-var detailsLineRe = regexp.MustCompile(`(?m)^\s*(Skills|Agents) \((\d+)\)[ \t]*(.*)$`)
+var (
+	detailsLineRe = regexp.MustCompile(`(?m)^\s*(Skills|Agents|Hooks) \((\d+)\)[ \t]*(.*)$`)
+	// A remark after the hook events: "(harness-only — no model context cost)".
+	detailsRemarkRe = regexp.MustCompile(`\s+\(.*\)$`)
+)
 
-// parseDetails reads the "Skills (n) a, b" and "Agents (n) ..." lines of
-// "claude plugin details".
-func parseDetails(t *testing.T, out string) (skills, agents []string) {
+// parseDetails reads the "Skills (n) a, b", "Agents (n) ..." and "Hooks (n)
+// Event, ..." lines of "claude plugin details".
+func parseDetails(t *testing.T, out string) (skills, agents, hooks []string) {
 	t.Helper()
 	seen := map[string]bool{}
 	for _, m := range detailsLineRe.FindAllStringSubmatch(out, -1) {
 		var names []string
-		for _, n := range strings.Split(m[3], ",") {
+		for _, n := range strings.Split(detailsRemarkRe.ReplaceAllString(m[3], ""), ",") {
 			if n = strings.TrimSpace(n); n != "" {
 				names = append(names, n)
 			}
@@ -169,16 +173,19 @@ func parseDetails(t *testing.T, out string) (skills, agents []string) {
 		}
 		sort.Strings(names)
 		seen[m[1]] = true
-		if m[1] == "Skills" {
+		switch m[1] {
+		case "Skills":
 			skills = names
-		} else {
+		case "Agents":
 			agents = names
+		default:
+			hooks = names
 		}
 	}
-	if !seen["Skills"] || !seen["Agents"] {
-		t.Fatalf("plugin details output has no Skills/Agents lines:\n%s", out)
+	if !seen["Skills"] || !seen["Agents"] || !seen["Hooks"] {
+		t.Fatalf("plugin details output has no Skills/Agents/Hooks lines:\n%s", out)
 	}
-	return skills, agents
+	return skills, agents, hooks
 }
 
 func TestRealClients(t *testing.T) {
@@ -194,6 +201,10 @@ func TestRealClients(t *testing.T) {
 		t.Fatalf("package summary: %+v", rep.Plugins)
 	}
 	wantVersion := rep.Plugins[0].Version
+	wantHooks := rep.Plugins[0].Hooks
+	if len(wantHooks) == 0 {
+		t.Fatalf("the package has no hooks; the guard hook is missing")
+	}
 
 	t.Run("claude", func(t *testing.T) {
 		t.Parallel()
@@ -210,24 +221,30 @@ func TestRealClients(t *testing.T) {
 
 		// Before installing: does the plugin dir load as a session plugin?
 		res := mustRun(t, root, env, "", claude, "--plugin-dir", pluginPath, "plugin", "details", pluginName+"@inline")
-		skills, agents := parseDetails(t, res.stdout)
+		skills, agents, hooks := parseDetails(t, res.stdout)
 		if diff := cmp.Diff(wantSkills, skills); diff != "" {
 			t.Errorf("--plugin-dir details skills (-want +got):\n%s", diff)
 		}
 		if diff := cmp.Diff(wantAgents, agents); diff != "" {
 			t.Errorf("--plugin-dir details agents (-want +got):\n%s", diff)
 		}
+		if diff := cmp.Diff(wantHooks, hooks); diff != "" {
+			t.Errorf("--plugin-dir details hooks (-want +got):\n%s", diff)
+		}
 
 		// "./", not ".": Claude rejects a bare "." as a marketplace source.
 		mustRun(t, root, env, marketplaceName, claude, "plugin", "marketplace", "add", "./")
 		mustRun(t, root, env, pluginID, claude, "plugin", "install", pluginID)
 		res = mustRun(t, root, env, wantVersion, claude, "plugin", "details", pluginID)
-		skills, agents = parseDetails(t, res.stdout)
+		skills, agents, hooks = parseDetails(t, res.stdout)
 		if diff := cmp.Diff(wantSkills, skills); diff != "" {
 			t.Errorf("installed details skills (-want +got):\n%s", diff)
 		}
 		if diff := cmp.Diff(wantAgents, agents); diff != "" {
 			t.Errorf("installed details agents (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(wantHooks, hooks); diff != "" {
+			t.Errorf("installed details hooks (-want +got):\n%s", diff)
 		}
 	})
 
@@ -294,6 +311,38 @@ func TestRealClients(t *testing.T) {
 		if len(skillErrors) != 0 {
 			t.Errorf("codex skills/list errors: %s", skillErrors)
 		}
+
+		// plugin/read lists the hooks Codex loaded from the installed
+		// plugin, by event, in camelCase (PreToolUse is preToolUse).
+		raw := codexRequest(t, codex, home, work, "plugin/read", map[string]any{
+			"pluginName": pluginName, "marketplacePath": filepath.Join(root, CodexMarketplaceFile)})
+		var read struct {
+			Plugin struct {
+				Summary struct {
+					Installed bool `json:"installed"`
+				} `json:"summary"`
+				Hooks []struct {
+					EventName string `json:"eventName"`
+				} `json:"hooks"`
+			} `json:"plugin"`
+		}
+		if err := json.Unmarshal(raw, &read); err != nil {
+			t.Fatalf("plugin/read result: %v\n%s", err, raw)
+		}
+		if !read.Plugin.Summary.Installed {
+			t.Errorf("plugin/read: %s is not installed:\n%s", pluginID, raw)
+		}
+		var events, want []string
+		for _, h := range read.Plugin.Hooks {
+			events = append(events, h.EventName)
+		}
+		for _, e := range wantHooks {
+			want = append(want, strings.ToLower(e[:1])+e[1:])
+		}
+		sort.Strings(events)
+		if diff := cmp.Diff(want, events); diff != "" {
+			t.Errorf("codex plugin/read hooks (-want +got):\n%s", diff)
+		}
 	})
 }
 
@@ -305,10 +354,34 @@ type codexSkill struct {
 	PluginID string `json:"pluginId"`
 }
 
-// codexSkillsList asks "codex app-server" for the skills visible from cwd,
-// over JSON-RPC on stdio: initialize, initialized, skills/list. The server
-// is killed afterwards.
+// codexSkillsList asks "codex app-server" for the skills visible from cwd.
 func codexSkillsList(t *testing.T, codex, home, cwd string) ([]codexSkill, json.RawMessage) {
+	t.Helper()
+	raw := codexRequest(t, codex, home, cwd, "skills/list", map[string]any{"cwds": []string{cwd}})
+	var result struct {
+		Data []struct {
+			Cwd    string          `json:"cwd"`
+			Skills []codexSkill    `json:"skills"`
+			Errors json.RawMessage `json:"errors"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &result); err != nil {
+		t.Fatalf("skills/list result: %v\n%s", err, raw)
+	}
+	if len(result.Data) != 1 {
+		t.Fatalf("skills/list: want one entry for %s, got %s", cwd, raw)
+	}
+	errs := result.Data[0].Errors
+	if string(errs) == "[]" || string(errs) == "null" || len(errs) == 0 {
+		errs = nil
+	}
+	return result.Data[0].Skills, errs
+}
+
+// codexRequest makes one JSON-RPC request of "codex app-server" in cwd,
+// over stdio after initialize and initialized, and returns its result.
+// The server is killed afterwards.
+func codexRequest(t *testing.T, codex, home, cwd, method string, params any) json.RawMessage {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
 	defer cancel()
@@ -384,28 +457,10 @@ func codexSkillsList(t *testing.T, codex, home, cwd string) ([]codexSkill, json.
 	send(`{"id":0,"method":"initialize","params":{"clientInfo":{"name":"rlxp-test","version":"0"}}}`)
 	await(0)
 	send(`{"method":"initialized"}`)
-	req, err := json.Marshal(map[string]any{"id": 1, "method": "skills/list", "params": map[string]any{"cwds": []string{cwd}}})
+	req, err := json.Marshal(map[string]any{"id": 1, "method": method, "params": params})
 	if err != nil {
 		t.Fatal(err)
 	}
 	send(string(req))
-	var result struct {
-		Data []struct {
-			Cwd    string          `json:"cwd"`
-			Skills []codexSkill    `json:"skills"`
-			Errors json.RawMessage `json:"errors"`
-		} `json:"data"`
-	}
-	raw := await(1)
-	if err := json.Unmarshal(raw, &result); err != nil {
-		t.Fatalf("skills/list result: %v\n%s", err, raw)
-	}
-	if len(result.Data) != 1 {
-		t.Fatalf("skills/list: want one entry for %s, got %s", cwd, raw)
-	}
-	errs := result.Data[0].Errors
-	if string(errs) == "[]" || string(errs) == "null" || len(errs) == 0 {
-		errs = nil
-	}
-	return result.Data[0].Skills, errs
+	return await(1)
 }

@@ -7,7 +7,6 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -63,7 +62,7 @@ func claudeOnlyPlaceholders() []string {
 func (v *validator) validatePlugin(dir string, ex pluginExpect) {
 	cl := v.claudeManifest(dir, ex)
 	cx := v.codexManifest(dir, ex)
-	sum := PluginSummary{Dir: dir, Skills: []string{}, Agents: []string{}}
+	sum := PluginSummary{Dir: dir, Skills: []string{}, Agents: []string{}, Hooks: []string{}}
 
 	if ex.name != "" {
 		if cl.name != "" && cl.name != ex.name {
@@ -117,8 +116,9 @@ func (v *validator) validatePlugin(dir string, ex pluginExpect) {
 	hookFiles = appendUnique(hookFiles, cl.hookFiles...)
 	hookFiles = appendUnique(hookFiles, cx.hookFiles...)
 	for _, f := range hookFiles {
-		v.checkHooksFile(f)
+		sum.Hooks = appendUnique(sum.Hooks, v.checkHooksFile(dir, f)...)
 	}
+	sort.Strings(sum.Hooks)
 
 	if cmds := pj(dir, "commands"); v.isDir(cmds) || cl.commands {
 		v.warnf(firstNonEmpty(dirIf(v.isDir(cmds), cmds), cl.file), 0, "commands are read by Claude Code only; Codex ignores them silently. Write a skill so both hosts get it")
@@ -433,120 +433,6 @@ func (v *validator) checkAgentContent(file string, data []byte) string {
 		}
 	}
 	return name
-}
-
-// checkHooksFile checks a hooks JSON file: the events must be wrapped in a
-// top-level "hooks" object.
-func (v *validator) checkHooksFile(file string) {
-	doc := v.readJSON(file)
-	if doc == nil {
-		return
-	}
-	v.checkHooksDoc(file, doc)
-}
-
-// checkHooksDoc checks a decoded hooks file.
-func (v *validator) checkHooksDoc(file string, doc *jsonDoc) {
-	top, ok := doc.Value.(map[string]any)
-	if !ok {
-		v.errorf(file, 1, "must be a JSON object with a top-level \"hooks\" key, not %s", jsonType(doc.Value))
-		return
-	}
-	raw, present := top["hooks"]
-	if !present {
-		for _, k := range sortedKeys(top) {
-			if k != "" && k[0] >= 'A' && k[0] <= 'Z' {
-				v.errorf(file, doc.line(k), "missing the top-level \"hooks\" wrapper: write {\"hooks\": {%q: [...]}}; without it Claude Code fails (\"hooks: Invalid input: expected record\")", k)
-				return
-			}
-		}
-		v.errorf(file, 1, "missing the top-level \"hooks\" object that maps event names to matcher groups")
-		return
-	}
-	events, ok := raw.(map[string]any)
-	if !ok {
-		v.errorf(file, doc.line("hooks"), "\"hooks\" must be an object mapping event names to matcher groups, not %s", jsonType(raw))
-		return
-	}
-	for _, ev := range sortedKeys(events) {
-		p := "hooks." + ev
-		groups, ok := events[ev].([]any)
-		if !ok {
-			v.errorf(file, doc.line(p), "hooks.%s must be an array of matcher groups, not %s", ev, jsonType(events[ev]))
-			continue
-		}
-		for gi, g := range groups {
-			gp := p + "." + strconv.Itoa(gi)
-			gm, ok := g.(map[string]any)
-			if !ok {
-				v.errorf(file, doc.line(gp), "hooks.%s[%d] must be an object with \"matcher\" and \"hooks\"", ev, gi)
-				continue
-			}
-			if m, present := gm["matcher"]; present {
-				if _, ok := m.(string); !ok {
-					v.errorf(file, doc.line(gp+".matcher"), "hooks.%s[%d].matcher must be a string", ev, gi)
-				}
-			}
-			list, ok := gm["hooks"].([]any)
-			if !ok {
-				v.errorf(file, doc.line(gp), "hooks.%s[%d].hooks must be an array of hook commands", ev, gi)
-				continue
-			}
-			for hi, h := range list {
-				hp := gp + ".hooks." + strconv.Itoa(hi)
-				where := "hooks." + ev + "[" + strconv.Itoa(gi) + "].hooks[" + strconv.Itoa(hi) + "]"
-				hm, ok := h.(map[string]any)
-				if !ok {
-					v.errorf(file, doc.line(hp), "%s must be an object", where)
-					continue
-				}
-				typ, _ := hm["type"].(string)
-				if typ == "" {
-					v.errorf(file, doc.line(hp), "%s.type is required (e.g. \"command\")", where)
-					continue
-				}
-				if typ == "command" {
-					cmd, _ := hm["command"].(string)
-					if cmd == "" {
-						v.errorf(file, doc.line(hp), "%s.command is required for a command hook", where)
-					} else if !pluginRootQuoted(cmd) {
-						v.warnf(file, doc.line(hp+".command"), "%s.command uses the plugin root unquoted; write \"\\\"${CLAUDE_PLUGIN_ROOT}/scripts/...\\\"\" so paths with spaces work in both hosts (Codex runs it through $SHELL -lc)", where)
-					}
-				}
-				if async, _ := hm["async"].(bool); async {
-					v.warnf(file, doc.line(hp+".async"), "%s is async: Codex skips async hooks", where)
-				}
-			}
-		}
-	}
-}
-
-// pluginRootQuoted reports whether every use of the plugin root variable in a
-// shell command sits inside double quotes.
-func pluginRootQuoted(cmd string) bool {
-	inDouble, inSingle := false, false
-	for i := 0; i < len(cmd); i++ {
-		c := cmd[i]
-		switch {
-		case c == '\\' && !inSingle:
-			i++
-		case c == '"' && !inSingle:
-			inDouble = !inDouble
-		case c == '\'' && !inDouble:
-			inSingle = !inSingle
-		case c == '$':
-			rest := cmd[i:]
-			for _, ph := range []string{"${CLAUDE_PLUGIN_ROOT}", "$CLAUDE_PLUGIN_ROOT", "${PLUGIN_ROOT}", "$PLUGIN_ROOT"} {
-				if strings.HasPrefix(rest, ph) {
-					if !inDouble || inSingle {
-						return false
-					}
-					break
-				}
-			}
-		}
-	}
-	return true
 }
 
 // checkExecutables warns about scripts with a shebang that are not executable.

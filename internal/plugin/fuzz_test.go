@@ -138,7 +138,7 @@ func FuzzManifestJSON(f *testing.F) {
 			v.codexMarketplaceDoc(CodexMarketplaceFile, doc)
 			v.claudeManifestDoc("p", doc, manifestInfo{file: "p/" + ClaudeManifestFile, present: true})
 			v.codexManifestDoc("p", doc, manifestInfo{file: "p/" + CodexManifestFile, present: true})
-			v.checkHooksDoc("p/hooks/hooks.json", doc)
+			v.checkHooksDoc("p", "p/hooks/hooks.json", doc)
 			return v.findings
 		}
 		if diff := cmp.Diff(check(), check()); diff != "" {

@@ -52,6 +52,7 @@ type PluginSummary struct {
 	Dir     string   `json:"dir"`
 	Skills  []string `json:"skills"`
 	Agents  []string `json:"agents"`
+	Hooks   []string `json:"hooks"` // the events it has hooks for
 }
 
 // Report is the result of Validate.

@@ -56,6 +56,7 @@ func TestValidateRealPackageIsClean(t *testing.T) {
 			Dir:     wantDir,
 			Skills:  packageSkills(t, root),
 			Agents:  packageAgents(t, root),
+			Hooks:   []string{"PreToolUse"},
 		}}
 		if diff := cmp.Diff(wantSum, rep.Plugins); diff != "" {
 			t.Errorf("Validate(%s) plugins (-want +got):\n%s", dir, diff)
@@ -418,6 +419,36 @@ func TestValidateMistakes(t *testing.T) {
 			[]want{W(hooksFile, "async", "Codex skips")}},
 		{"hooks.json event not an array", hooks(`{"hooks":{"PreToolUse":{"matcher":"Bash"}}}`),
 			[]want{E(hooksFile, "PreToolUse", "array")}},
+		{"hooks.json unknown top-level key", hooks(`{"version":1,"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"\"${CLAUDE_PLUGIN_ROOT}/scripts/rlxp\" guard"}]}]}}`),
+			[]want{E(hooksFile, "unknown top-level key \"version\"", "Codex then ignores every hook").at(1)}},
+		{"hooks.json unknown event", hooks(`{"hooks":{"PreToolUze":[{"matcher":"Bash","hooks":[{"type":"command","command":"\"${CLAUDE_PLUGIN_ROOT}/scripts/rlxp\" guard"}]}]}}`),
+			[]want{E(hooksFile, "unknown hook event \"PreToolUze\"", "Invalid key in record")}},
+		{"hooks.json Claude-only event", hooks(`{"hooks":{"Notification":[{"hooks":[{"type":"command","command":"\"${CLAUDE_PLUGIN_ROOT}/scripts/rlxp\" guard"}]}]}}`),
+			[]want{W(hooksFile, "Codex has no Notification event")}},
+		{"hooks.json Codex-only event", hooks(`{"hooks":{"Interrupt":[{"hooks":[{"type":"command","command":"\"${CLAUDE_PLUGIN_ROOT}/scripts/rlxp\" guard"}]}]}}`),
+			[]want{E(hooksFile, "\"Interrupt\" is a Codex event only")}},
+		{"hooks.json matcher not a regular expression", hooks(`{"hooks":{"PreToolUse":[{"matcher":"Bash(","hooks":[{"type":"command","command":"\"${CLAUDE_PLUGIN_ROOT}/scripts/rlxp\" guard"}]}]}}`),
+			[]want{E(hooksFile, "matcher \"Bash(\" is not a valid regular expression")}},
+		{"hooks.json matcher not a string", hooks(`{"hooks":{"PreToolUse":[{"matcher":["Bash"],"hooks":[{"type":"command","command":"\"${CLAUDE_PLUGIN_ROOT}/scripts/rlxp\" guard"}]}]}}`),
+			[]want{E(hooksFile, "matcher must be a string")}},
+		{"hooks.json hook without type", hooks(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"command":"\"${CLAUDE_PLUGIN_ROOT}/scripts/rlxp\" guard"}]}]}}`),
+			[]want{E(hooksFile, "type is required")}},
+		{"hooks.json unknown hook type", hooks(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"shell","command":"x"}]}]}}`),
+			[]want{E(hooksFile, "type \"shell\" is not a hook type")}},
+		{"hooks.json http hook", hooks(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"http","url":"http://127.0.0.1:9/hook"}]}]}}`),
+			[]want{E(hooksFile, "http hook", "Codex cannot read the file")}},
+		{"hooks.json prompt hook", hooks(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"prompt","prompt":"Is this safe? $ARGUMENTS"}]}]}}`),
+			[]want{W(hooksFile, "prompt hook", "Codex runs command hooks only")}},
+		{"hooks.json command missing", hooks(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command"}]}]}}`),
+			[]want{E(hooksFile, "command is required")}},
+		{"hooks.json timeout as a string", hooks(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"\"${CLAUDE_PLUGIN_ROOT}/scripts/rlxp\" guard","timeout":"10"}]}]}}`),
+			[]want{E(hooksFile, "timeout must be a whole number of seconds above 0")}},
+		{"hooks.json fractional timeout", hooks(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"\"${CLAUDE_PLUGIN_ROOT}/scripts/rlxp\" guard","timeout":1.5}]}]}}`),
+			[]want{E(hooksFile, "timeout must be a whole number")}},
+		{"hooks.json script missing", hooks(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"\"${CLAUDE_PLUGIN_ROOT}/scripts/guard.sh\" --strict"}]}]}}`),
+			[]want{E(hooksFile, "runs "+pluginDir+"/scripts/guard.sh, which the plugin does not have", "never blocks")}},
+		{"hooks.json script argument missing", hooks(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"node \"${PLUGIN_ROOT}/hooks/guard.js\""}]}]}}`),
+			[]want{E(hooksFile, "runs "+pluginDir+"/hooks/guard.js, which the plugin does not have")}},
 
 		// --- other files ---
 		{"commands directory", func(t *testing.T, root string) {
@@ -430,7 +461,7 @@ func TestValidateMistakes(t *testing.T) {
 			if err := os.Chmod(filepath.Join(root, pluginDir, "scripts/rlxp"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-		}, []want{W(pluginDir+"/scripts/rlxp", "not executable")}},
+		}, []want{W(pluginDir+"/scripts/rlxp", "not executable"), E(hooksFile, "runs "+pluginDir+"/scripts/rlxp, which is not executable", "never blocks")}},
 		{"docs say marketplace add .", func(t *testing.T, root string) {
 			p := filepath.Join(root, pluginDir, "templates/README.md")
 			writeText(t, p, readText(t, p)+"\nInstall with `claude plugin marketplace add .` from the root.\n")

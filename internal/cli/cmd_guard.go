@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rlxp/rlxp/internal/guard"
+)
+
+// maxPayload bounds the hook payload read from stdin; a real one is a few
+// kilobytes, more than the command the agent wrote.
+const maxPayload = 16 << 20
+
+// blocked ends 'rlxp guard' after it has printed why a tool call is
+// refused. It exits 2, which both hosts read as "block this tool call and
+// show stderr to the agent".
+type blocked struct{}
+
+func (blocked) Error() string { return "tool call blocked" }
+
+var errBlocked = blocked{}
+
+func newGuardCmd() *Command {
+	fs := pflag.NewFlagSet("guard", pflag.ContinueOnError)
+	return &Command{
+		UsageLine: "rlxp guard",
+		Short:     "decide, as the agent hosts' PreToolUse hook, whether a shell command may run",
+		Long: `Guard is the hook that Claude Code and Codex run before their shell tool
+(hooks/hooks.json in the plugin). It reads the hook's JSON payload on stdin,
+finds the repository from the payload's cwd (the nearest directory above it
+with a .rlxp directory) and refuses:
+
+  - a training launch that bypasses 'rlxp launch': the train and eval
+    commands declared in .rlxp/adapter.yaml (each {placeholder} stands for
+    any words), and well-known entry points wherever they run: torchrun,
+    python -m torch.distributed.run, accelerate launch, deepspeed, sbatch,
+    srun, mpirun, ray job submit, and a Python or shell script, Python
+    module or make target with "train" in its path (not plot_training.py or
+    test_train.py). The declared preflight is allowed;
+  - rlxp contract approve and rlxp experiment approve, which are a human's
+    to run, however rlxp is invoked.
+
+The command is parsed as bash parses it: every command of a pipeline or
+list, command substitutions, bash -c strings, here-documents fed to a
+shell, and wrappers such as env, nohup, timeout, sudo, uv run, conda run,
+tmux and ssh. Anything that asks only for --help is allowed.
+
+An allowed command prints nothing: the host's own permission rules and
+prompts then apply as usual. A refusal is one line on stderr saying what to
+do instead. A payload that cannot be read is refused (the guard fails
+closed); a tool other than the shell tool is allowed. A malformed
+adapter.yaml does not stop the other rules; refusals then say that the
+file's commands are not being checked.
+
+EXIT STATUS
+  0  the command may run (nothing is printed)
+  2  refused, with the reason on stderr; also a usage error`,
+		Flags: fs,
+		Run: func(ctx context.Context, env *Env, args []string) error {
+			if len(args) > 0 {
+				return usagef("guard takes no arguments: it reads the hook payload on stdin")
+			}
+			if env.StdinTTY {
+				return usagef("guard reads a PreToolUse hook payload (JSON) on stdin; Claude Code and Codex run it before each shell command")
+			}
+			var d guard.Decision
+			data, err := io.ReadAll(io.LimitReader(env.Stdin, maxPayload+1))
+			switch {
+			case err != nil:
+				d = guard.Decision{Deny: true, Reason: fmt.Sprintf("cannot read the hook payload from stdin (%v); the guard refuses a command it cannot inspect", err)}
+			case len(data) > maxPayload:
+				d = guard.Decision{Deny: true, Reason: fmt.Sprintf("the hook payload is larger than %d MiB; the guard refuses a command it cannot inspect", maxPayload>>20)}
+			default:
+				d = guard.Check(data, env.Dir)
+			}
+			if !d.Deny {
+				return nil
+			}
+			fmt.Fprintf(env.Stderr, "rlxp guard: %s\n", d.Reason)
+			return errBlocked
+		},
+	}
+}

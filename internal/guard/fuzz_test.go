@@ -1,0 +1,81 @@
+package guard
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// checkDecision holds for every decision: a reason exactly when denied, on
+// one line.
+func checkDecision(t *testing.T, d Decision) {
+	t.Helper()
+	if d.Deny != (d.Reason != "") {
+		t.Fatalf("deny %v with reason %q", d.Deny, d.Reason)
+	}
+	if strings.ContainsAny(d.Reason, "\n\r") {
+		t.Fatalf("reason is not one line: %q", d.Reason)
+	}
+}
+
+// FuzzCheck feeds payloads, seeded with real ones from both hosts, to the
+// whole hook path, in a repository with the example's adapter.
+func FuzzCheck(f *testing.F) {
+	files, err := filepath.Glob("testdata/*.json")
+	if err != nil || len(files) == 0 {
+		f.Fatalf("no seed payloads: %v", err)
+	}
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"tool_name":"Bash","tool_input":{"command":"bash -c 'eval \"torchrun x\"'"}}`))
+	f.Add([]byte(`{"tool_name":"Bash","cwd":"sub","tool_input":{"command":"tmux send-keys -t x"}}`))
+	root := f.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".rlxp"), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	adapter := "schema: rlxp.adapter/v1\ncommands:\n"
+	for k, v := range cartpole() {
+		adapter += "  " + k + ": \"" + v + "\"\n"
+	}
+	if err := os.WriteFile(filepath.Join(root, ".rlxp", "adapter.yaml"), []byte(adapter), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		checkDecision(t, Check(payload, root))
+	})
+}
+
+// FuzzDecide feeds shell source to the parser, the fallback splitter and
+// the rules.
+func FuzzDecide(f *testing.F) {
+	for _, s := range []string{
+		"CUDA_VISIBLE_DEVICES=0 nohup python train.py > log 2>&1 &",
+		"bash -lc 'source .venv/bin/activate && torchrun train.py'",
+		"tmux new-session -d -s t 'python train.py' && screen -dmS x python train.py",
+		"ssh -p 22 host 'cd r && sbatch job.sh'",
+		"rlxp contract approve --all --yes",
+		"go run ./cmd/rlxp experiment approve e1",
+		"cat <<'EOF' > x.sh\ntorchrun train.py\nEOF\nbash <<EOF\n$(echo hi)\nEOF",
+		"bash scripts/run.sh train 'configs/a b.json' --seed 0 --out d --preflight-only",
+		"a=$((1+2)); echo ${a:-x} \"$(ls)\" `pwd` <(cat) \\\n next",
+		"torchrun train.py && (",
+		"env -S 'python train.py'",
+		"timeout",
+		"sudo -u",
+		"screen -S",
+		"tmux -c",
+		"go run",
+	} {
+		f.Add(s)
+	}
+	p := NewPolicy(repo, cartpole())
+	f.Fuzz(func(t *testing.T, command string) {
+		checkDecision(t, p.Decide(command, repo))
+	})
+}
