@@ -51,7 +51,7 @@ func TestScript(t *testing.T) {
 			env.Setenv("SLURM_CONF", os.Getenv("SLURM_CONF"))
 			return nil
 		},
-		Condition: slurmCondition,
+		Condition: condition,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"readonly": readonly,
 			"code":     exitCode,
@@ -174,11 +174,16 @@ func setFromStdout(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv(args[0], m[1])
 }
 
-// slurmCondition is [slurm]: a Slurm controller answers (SLURM_CONF names
-// its config). Under CI=true a missing controller fails the script rather
-// than skipping it: .ci/run starts one.
-func slurmCondition(cond string) (bool, error) {
-	if cond != "slurm" {
+// condition is [root] (this test runs as root, so it can act as another
+// user) and [slurm]: a Slurm controller answers (SLURM_CONF names its
+// config). Under CI=true a missing controller fails the script rather than
+// skipping it: .ci/run starts one.
+func condition(cond string) (bool, error) {
+	switch cond {
+	case "root":
+		return os.Geteuid() == 0, nil
+	case "slurm":
+	default:
 		return false, fmt.Errorf("unknown condition %q", cond)
 	}
 	err := exec.Command("sinfo", "-h").Run()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/gate"
+	"github.com/rlxp/rlxp/internal/guard"
 	"github.com/rlxp/rlxp/internal/preflight"
 	"github.com/rlxp/rlxp/internal/probe"
 	"github.com/rlxp/rlxp/internal/runs"
@@ -299,14 +301,22 @@ func checkLive(ctx context.Context, r *state.Repo, hw contract.Hardware, ad *ada
 		res.add("live", "block", "%v", err)
 	}
 	inFlight := 0
+	var ours []int // processes of runs in flight: their GPUs and trainers are ours
 	for _, run := range recs {
 		if run.EndedAt == "" {
 			inFlight++
 			res.add("live", "block", "run %s of %s is in flight (no end time recorded in %s)", run.ID, run.Experiment, r.Show(state.Runs))
+			for _, pid := range []int{run.Supervisor, run.PID} {
+				if pid > 1 {
+					ours = append(ours, pid)
+				}
+			}
 		}
 	}
+	self := probe.Self(h, ours...)
+	inFlight += checkTrainers(h, r.Root, self, res)
 	if inFlight == 0 {
-		res.add("live", "ok", "no rlxp run in flight")
+		res.add("live", "ok", "no rlxp run in flight, and no trainer of this repo outside rlxp")
 	}
 
 	var free []string
@@ -317,7 +327,7 @@ func checkLive(ctx context.Context, r *state.Repo, hw contract.Hardware, ad *ada
 		// The runs go to compute nodes; this machine's GPUs are not theirs.
 		res.add("live", "ok", "Slurm allocates %d GPU%s per node to each job (--gres=gpu:%[1]d)", hw.GPUsPerRun, plural(hw.GPUsPerRun))
 	default:
-		free = checkGPUs(ctx, h, hw.GPUsPerRun, res)
+		free = checkGPUs(ctx, h, self, hw.GPUsPerRun, res)
 	}
 	for _, p := range probe.Ports(h, ad.Runtime.Ports) {
 		state := map[probe.PortStatus]string{probe.PortFree: "ok", probe.PortInUse: "block", probe.PortUnknown: "warn"}[p.Status]
@@ -349,7 +359,7 @@ func checkLive(ctx context.Context, r *state.Repo, hw contract.Hardware, ad *ada
 	return free
 }
 
-func checkGPUs(ctx context.Context, h probe.Host, need int, res *checkResult) []string {
+func checkGPUs(ctx context.Context, h probe.Host, self probe.Ancestry, need int, res *checkResult) []string {
 	gpus, err := probe.GPUs(ctx, h)
 	if errors.Is(err, probe.ErrNoGPU) {
 		res.add("live", "warn", "no NVIDIA GPUs visible (no nvidia-smi, or no devices), and the contract needs %d per run", need)
@@ -364,7 +374,6 @@ func checkGPUs(ctx context.Context, h probe.Host, need int, res *checkResult) []
 		res.add("live", "block", "%v", err)
 		return nil
 	}
-	self := probe.Self(h)
 	busy := map[string]bool{}
 	for _, p := range procs {
 		o := probe.Owner(h, p.PID, self)
@@ -392,6 +401,48 @@ func checkGPUs(ctx context.Context, h probe.Host, need int, res *checkResult) []
 	}
 	res.add("live", state, "%d of %d GPUs free, %d needed per run", len(free), len(gpus), need)
 	return free
+}
+
+// checkTrainers finds training processes by their command line. One of
+// this user's running in this repository outside rlxp is a run in flight;
+// another user's is a warning (the GPU rows say whether it is in the way).
+// It returns how many block.
+func checkTrainers(h probe.Host, root string, self probe.Ancestry, res *checkResult) int {
+	procs, err := probe.Procs(h)
+	if err != nil {
+		res.add("live", "warn", "cannot list processes to look for trainers: %v", err)
+		return 0
+	}
+	blocked := 0
+	for _, p := range procs {
+		cwd, _ := h.Readlink(fmt.Sprintf("/proc/%d/cwd", p.PID))
+		what := guard.Trainer(p.Cmdline, cwd)
+		if what == "" {
+			continue
+		}
+		o := probe.Owner(h, p.PID, self)
+		cmd := strings.Join(p.Cmdline, " ")
+		switch {
+		case o.Class == probe.SameUser && cwd != "" && within(root, cwd):
+			blocked++
+			res.add("live", "block", "a trainer runs in this repo outside rlxp: pid %d, %s: %s", p.PID, what, clipText(cmd, 120))
+		case o.Class == probe.Foreign:
+			res.add("live", "warn", "another user's trainer runs here: pid %d (%s), %s: %s", p.PID, o, what, clipText(cmd, 120))
+		}
+	}
+	return blocked
+}
+
+func within(root, dir string) bool {
+	rel, err := filepath.Rel(root, dir)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 // resolvePlan renders the train command of every seed as it would run.
@@ -440,7 +491,7 @@ func nextSteps(res checkResult, id string) []string {
 			add("open the gate: 'rlxp gate " + id + "' lists what a human must approve or fix")
 		case row.Layer == "preflight":
 			add("fix what the repo's preflight refuses, then check again")
-		case strings.Contains(row.Detail, "in flight"):
+		case strings.Contains(row.Detail, "in flight"), strings.Contains(row.Detail, "outside rlxp"):
 			add("wait for the run in flight to end ('rlxp status'), or stop it yourself")
 		case strings.Contains(row.Detail, "foreign GPU"):
 			add("wait for the other user's GPU process to finish, or agree on GPUs with them")

@@ -491,3 +491,25 @@ func jsonString(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\t", `\t`)
 	return `"` + r.Replace(s) + `"`
 }
+
+func TestTrainer(t *testing.T) {
+	for _, tc := range []struct {
+		argv []string
+		cwd  string
+		want string
+	}{
+		{[]string{"/usr/bin/python3", "-u", "train.py", "--seed", "0"}, "/repo", "a training script (/repo/train.py)"},
+		{[]string{"/opt/venv/bin/python", "/opt/venv/bin/torchrun", "--nproc-per-node", "8", "main.py"}, "/repo", "torchrun"},
+		{[]string{"python3", "-m", "verl.trainer.main_ppo", "trainer.n_gpus_per_node=8"}, "/repo", "a training module (python -m verl.trainer.main_ppo)"},
+		{[]string{"bash", "scripts/run.sh", "train"}, "/repo", ""},
+		{[]string{"/usr/bin/python3", "-m", "http.server"}, "/", ""},
+		{[]string{"sleep", "100"}, "/", ""},
+		{[]string{"python3", "plot_training_curves.py"}, "/repo", ""},
+		{nil, "/", ""},
+		{[]string{""}, "/", ""},
+	} {
+		if got := Trainer(tc.argv, tc.cwd); got != tc.want {
+			t.Errorf("Trainer(%q, %q) = %q, want %q", tc.argv, tc.cwd, got, tc.want)
+		}
+	}
+}

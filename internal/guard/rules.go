@@ -273,3 +273,20 @@ func quote(s string) string {
 	}
 	return fmt.Sprintf("%q", s)
 }
+
+// Trainer names the trainer a running process is, from its command line
+// and working directory (as /proc shows them), or "" when it is none. A
+// launcher run through an interpreter (python /usr/bin/torchrun) counts as
+// the launcher.
+func Trainer(argv []string, cwd string) string {
+	if len(argv) == 0 || argv[0] == "" {
+		return ""
+	}
+	n := normalize(argv, cwd)
+	if n[0] == "python" && len(n) > 1 && n[1] != "-m" {
+		if l := launcher(append([]string{filepath.Base(n[1])}, n[2:]...), ""); l != "" && !strings.HasPrefix(l, "a training script") {
+			return l
+		}
+	}
+	return launcher(n, cwd)
+}
