@@ -353,7 +353,7 @@ func checkLive(ctx context.Context, r *state.Repo, hw contract.Hardware, ad *ada
 			if im.Status != probe.ImportFound {
 				state = "block"
 			}
-			res.add("live", state, "import %s", im)
+			res.add("live", state, "%s", im)
 		}
 	}
 	return free
