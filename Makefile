@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 BIN      = plugins/rl-experiment-assistant/bin/rlxp
 LDFLAGS  = -s -w -X main.version=$(VERSION)
 
-.PHONY: build demo test test-go test-python test-update fuzz bench bench-score bench-guard lint clean
+.PHONY: build demo test test-go test-python test-update fuzz bench bench-score bench-guard lint clean slurm-up slurm-down slurm-status
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/rlxp
@@ -49,3 +49,17 @@ lint:
 
 clean:
 	rm -f $(BIN)
+
+# A one-node Slurm cluster on localhost for the Slurm backend's tests (root,
+# Debian packages slurm-wlm and munge): eval "$(make -s slurm-up)" starts it
+# and exports SLURM_CONF and RLXP_SLURM=1 for `make test`.
+SLURM_DIR ?= /tmp/rlxp-slurm
+slurm-up:
+	@bash scripts/slurm-localhost.sh start $(SLURM_DIR)
+	@echo "export RLXP_SLURM=1"
+
+slurm-down:
+	bash scripts/slurm-localhost.sh stop $(SLURM_DIR)
+
+slurm-status:
+	bash scripts/slurm-localhost.sh status $(SLURM_DIR)

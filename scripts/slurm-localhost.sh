@@ -3,20 +3,32 @@
 #   bash scripts/slurm-localhost.sh start|stop|status DIR
 # Needs root and the Debian packages slurm-wlm and munge; installs nothing.
 # Config, state, logs and pid files live under DIR. `start` is idempotent
-# and prints the line that client commands (sbatch, squeue, scontrol,
-# scancel) need:  export SLURM_CONF=DIR/slurm.conf
+# (a changed config restarts the daemons) and prints the line that client
+# commands (sbatch, squeue, scontrol, scancel) need:
+#   export SLURM_CONF=DIR/slurm.conf
+# `stop` cancels the cluster's jobs and stops the daemons it started.
 #
-# The node is the short hostname at 127.0.0.1, partition `debug`, with
-# SLURM_LOCAL_CPUS CPUs (default 8, whatever the machine has, so that
+# The cluster: node `hostname -s` at 127.0.0.1 in partition `debug`, with
+# RLXP_SLURM_CPUS CPUs (default 8, whatever the machine has, so that
 # parallel tests do not queue behind each other) and two fake GPUs:
-# `--gres=gpu:N` is accepted and the job sees SLURM_JOB_GPUS and
-# CUDA_VISIBLE_DEVICES, but there is no device behind them.
+# `--gres=gpu:N` (N <= 2) is accepted and the job sees SLURM_JOB_GPUS and
+# CUDA_VISIBLE_DEVICES, with /dev/null behind them. Time limits: slurmctld
+# checks them every 30 s, so a job dies 0-30 s after its limit (SIGTERM,
+# then SIGKILL 2 s later). Finished jobs stay in `scontrol show job` and
+# `squeue -t all` for 10 minutes. Slurm's ports are RLXP_SLURM_PORT (default
+# 6817) and the next one; two clusters on one machine need different ones.
 set -euo pipefail
 
 usage() { echo "usage: $0 start|stop|status DIR" >&2; exit 2; }
 (($# == 2)) || usage
 cmd=$1
-mkdir -p "$2"
+[[ $cmd == start || $cmd == stop || $cmd == status ]] || usage
+[[ $cmd == start ]] && mkdir -p "$2"
+if [[ ! -d $2 ]]; then
+  [[ $cmd == stop ]] && exit 0
+  echo "slurm-localhost: no cluster in $2" >&2
+  exit 3
+fi
 dir=$(cd "$2" && pwd)
 conf=$dir/slurm.conf
 node=$(hostname -s)
@@ -27,12 +39,12 @@ alive() { [[ -s $1 ]] && kill -0 "$(<"$1")" 2>/dev/null; }
 munge_ok() { munge -n 2>/dev/null | unmunge >/dev/null 2>&1; }
 
 write_conf() {
-  local cpus=${SLURM_LOCAL_CPUS:-8} mem
+  local cpus=${RLXP_SLURM_CPUS:-8} port=${RLXP_SLURM_PORT:-6817} mem
   # Slurm drains a node that has less memory than configured; leave slack.
   mem=$(awk '/^MemTotal:/ { printf "%d", $2 / 1024 * 0.9 }' /proc/meminfo)
   mkdir -p "$dir"/{state,spool,log,run,dev}
-  # gres.conf needs a device file per GPU (Slurm takes the index from the
-  # name's number and refuses plain files); /dev/null stands in for both.
+  # gres.conf wants a device file per GPU (Slurm takes the index from the
+  # name's number and ignores plain files); /dev/null stands in for both.
   ln -sfn /dev/null "$dir/dev/nvidia0"
   ln -sfn /dev/null "$dir/dev/nvidia1"
   cat >"$dir/gres.conf.new" <<EOF
@@ -43,6 +55,8 @@ EOF
 # Written by scripts/slurm-localhost.sh; rewritten on each start.
 ClusterName=local
 SlurmctldHost=$node(127.0.0.1)
+SlurmctldPort=$port
+SlurmdPort=$((port + 1))
 AuthType=auth/munge
 CryptoType=crypto/munge
 SlurmUser=root
@@ -53,8 +67,6 @@ SlurmctldLogFile=$dir/log/slurmctld.log
 SlurmdLogFile=$dir/log/slurmd.log
 SlurmctldPidFile=$dir/run/slurmctld.pid
 SlurmdPidFile=$dir/run/slurmd.pid
-SlurmctldDebug=info
-SlurmdDebug=info
 # No cgroups: works in containers and on cgroup v1 or v2 alike.
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
@@ -62,18 +74,18 @@ MpiDefault=none
 SwitchType=switch/none
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
-# Show allocated GPUs in the job's TRES (AllocTRES) too.
-AccountingStorageTRES=gres/gpu
 MailProg=/bin/true
 SchedulerType=sched/backfill
-SchedulerParameters=bf_interval=1
+# Start a submitted job within about a second (by default the main
+# scheduler waits up to 3 s for batch jobs and backfill runs every 30 s).
+SchedulerParameters=batch_sched_delay=0,bf_interval=1
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 ReturnToService=2
 # Accept the configured CPUs even where the machine has fewer.
 SlurmdParameters=config_overrides
-# Tests: kill at the time limit with a 2 s grace after SIGTERM, and keep
-# finished jobs visible to scontrol for 10 minutes.
+# Kill at the time limit with a 2 s grace after SIGTERM, and keep finished
+# jobs visible for 10 minutes.
 OverTimeLimit=0
 KillWait=2
 MinJobAge=600
@@ -117,7 +129,29 @@ stop_slurm() {
   stop_pid slurmctld "$dir/run/slurmctld.pid"
 }
 
-node_state() { sinfo -h -n "$node" -o %t 2>/dev/null || true; }
+# Cancel every job and wait for them to end, so that no job's processes
+# outlive the cluster.
+cancel_jobs() {
+  alive "$dir/run/slurmctld.pid" && alive "$dir/run/slurmd.pid" || return 0
+  local ids
+  ids=$(timeout 10 squeue -h -o %A 2>/dev/null) || return 0
+  [[ -n $ids ]] || return 0
+  # shellcheck disable=SC2086 # one id a word
+  timeout 10 scancel $ids || true
+  for _ in $(seq 150); do
+    [[ -z $(timeout 5 squeue -h -o %A 2>/dev/null) ]] && return 0
+    sleep 0.1
+  done
+}
+
+# sinfo retries for a long time when slurmctld is down; bound each call.
+node_state() { timeout 5 sinfo -h -n "$node" -o %t 2>/dev/null || true; }
+# Whether the controller that answers is this one, not another cluster's
+# on the same port (whose node would look just as idle).
+ours() {
+  timeout 5 scontrol show config 2>/dev/null |
+    awk -v d="$dir/state" '$1 == "StateSaveLocation" && $3 == d { f = 1 } END { exit !f }'
+}
 
 start() {
   [[ $(id -u) == 0 ]] || die "needs root (slurmd runs as root)"
@@ -126,7 +160,6 @@ start() {
     command -v "$c" >/dev/null || die "$c not found: apt-get install slurm-wlm munge"
   done
   write_conf
-  # A changed config needs a restart; an unchanged one leaves running daemons be.
   if ! cmp -s "$conf.new" "$conf" || ! cmp -s "$dir/gres.conf.new" "$dir/gres.conf"; then
     stop_slurm
     mv "$conf.new" "$conf"
@@ -137,21 +170,27 @@ start() {
   start_munge
   alive "$dir/run/slurmctld.pid" || slurmctld -f "$conf"
   alive "$dir/run/slurmd.pid" || slurmd -f "$conf"
-  local state=
-  for _ in $(seq 300); do
+  # The node stays `unk` until slurmd has registered with slurmctld.
+  local state='' deadline=$((SECONDS + 30)) up=''
+  while ((SECONDS < deadline)); do
+    # A daemon whose pid file outlives it has died (the pid file comes
+    # a moment after the daemon forks, so a missing one is no failure).
+    [[ -s $dir/run/slurmctld.pid ]] && ! alive "$dir/run/slurmctld.pid" && break
+    [[ -s $dir/run/slurmd.pid ]] && ! alive "$dir/run/slurmd.pid" && break
     state=$(node_state)
     # mix/alloc: up, with jobs recovered from an earlier run.
-    [[ $state == idle || $state == mix || $state == alloc ]] && break
+    if [[ $state == idle || $state == mix || $state == alloc ]] && ours; then up=1; break; fi
     sleep 0.1
   done
-  if [[ $state != idle && $state != mix && $state != alloc ]]; then
+  if [[ -z $up ]]; then
     tail -n 20 "$dir/log/slurmctld.log" "$dir/log/slurmd.log" >&2 || true
-    die "node $node not up after 30 s (state: ${state:-none})"
+    die "node $node not up (state: ${state:-none}); logs in $dir/log"
   fi
   echo "export SLURM_CONF=$conf"
 }
 
 stop() {
+  cancel_jobs
   stop_slurm
   stop_pid munged "$dir/run/munged.pid"
 }
@@ -164,18 +203,15 @@ status() {
     elif alive "$dir/run/$d.pid"; then
       echo "$d: running ($(<"$dir/run/$d.pid"))"
     else
-      echo "$d: stopped"; rc=3
+      echo "$d: stopped"
+      rc=3
     fi
   done
   if alive "$dir/run/slurmctld.pid"; then
-    sinfo -N -o '%N %P %t %c %G' || rc=3
+    timeout 10 sinfo -N -o '%N %P %t %c %G' || rc=3
+    echo "export SLURM_CONF=$conf"
   fi
   return "$rc"
 }
 
-case $cmd in
-  start) start ;;
-  stop) stop ;;
-  status) status ;;
-  *) usage ;;
-esac
+"$cmd"

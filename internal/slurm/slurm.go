@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -34,6 +35,8 @@ func NewWith(run Runner) *Client { return &Client{run: run} }
 func execRun(ctx context.Context, name string, args ...string) ([]byte, []byte, error) {
 	var out, errb bytes.Buffer
 	cmd := exec.CommandContext(ctx, name, args...)
+	// A user's own SLURM_TIME_FORMAT would change every time field.
+	cmd.Env = append(os.Environ(), "SLURM_TIME_FORMAT=standard")
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
 	return out.Bytes(), errb.Bytes(), err
