@@ -378,6 +378,10 @@ func checkGPUs(ctx context.Context, h probe.Host, self probe.Ancestry, need int,
 	for _, p := range procs {
 		o := probe.Owner(h, p.PID, self)
 		switch o.Class {
+		case probe.Ours:
+			// A run in flight already blocks; its GPUs are not free either.
+			busy[p.GPUUUID] = true
+			res.add("live", "ok", "GPU held by this repo's run in flight: %s", p)
 		case probe.Foreign:
 			busy[p.GPUUUID] = true
 			res.add("live", "block", "foreign GPU process: %s, %s", p, o)
