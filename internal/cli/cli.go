@@ -97,6 +97,7 @@ func commands() []*Command {
 		newLedgerCmd(),
 		newMetricsCmd(),
 		newScoreCmd(),
+		newReportCmd(),
 		newPluginCmd(),
 		newGuardCmd(),
 		newSuperviseCmd(),

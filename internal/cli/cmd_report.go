@@ -1,0 +1,190 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rlxp/rlxp/internal/ledger"
+	rlxpreport "github.com/rlxp/rlxp/internal/report"
+	"github.com/rlxp/rlxp/internal/runs"
+	"github.com/rlxp/rlxp/internal/state"
+)
+
+type reportOptions struct {
+	root  string
+	check bool
+	json  bool
+}
+
+func newReportCmd() *Command {
+	var o reportOptions
+	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
+	addRootFlag(fs, &o.root)
+	fs.BoolVar(&o.check, "check", false, "write nothing; exit 3 when report.md is out of date (for CI)")
+	addJSONFlag(fs, &o.json)
+	return &Command{
+		UsageLine: "rlxp report [--root DIR] [--check] [--json]",
+		Short:     "regenerate .rlxp/report.md from the contract, experiments, ledger and runs",
+		Long: `Report regenerates the generated blocks of .rlxp/report.md from the state
+rlxp keeps: a task card from the contract's task section; each contract
+section with its approval state; the budget (what runs spent, what the
+seeds of approved experiments not run yet reserve, what is left); the
+experiments with their status, runs and latest verdict; a leaderboard of
+the latest ledger entry of each experiment (primary mean ± 95% CI, seeds,
+delta against the baseline with its p-value, guardrails, verdict), best
+first by the primary metric's goal, with the baseline marked; the runs as
+their run.json records them (finished, failed, stopped at budget, in
+flight); and the next steps the state calls for.
+
+A generated block is the lines between a line
+  <!-- rlxp:generated:begin -->
+and a line
+  <!-- rlxp:generated:end -->
+and holds the whole report. A begin marker may name one part instead
+(task, contract, budget, experiments, leaderboard, runs or next), e.g.
+<!-- rlxp:generated:begin leaderboard -->, so that hand-written text can sit
+between the parts. Everything outside the blocks, the marker lines
+included, is kept byte for byte. A report.md whose markers are missing,
+malformed, unbalanced, nested or repeated is refused with the line at
+fault, and nothing is written.
+
+The same state always gives the same bytes: the report holds no time but
+those the state records, and a fixed order. --check writes nothing and
+exits 3 when report.md differs from what report would write, so that CI
+can insist on a current report. The file is replaced atomically, under the
+state lock.
+
+EXIT STATUS
+  0  written, or already up to date
+  1  a state file is missing or malformed, or report.md's markers are
+     broken; nothing is written
+  2  usage error
+  3  --check: report.md is out of date
+  4  another rlxp process holds the lock`,
+		Flags: fs,
+		Run: func(ctx context.Context, env *Env, args []string) error {
+			return runReport(env, &o, args)
+		},
+	}
+}
+
+// Outcomes of a report run.
+const (
+	reportWritten   = "written"
+	reportUpToDate  = "up_to_date"
+	reportOutOfDate = "out_of_date"
+)
+
+type reportResult struct {
+	Schema string             `json:"schema"`
+	File   string             `json:"file"`
+	Check  bool               `json:"check"`
+	Action string             `json:"action"`
+	Report *rlxpreport.Report `json:"report"`
+}
+
+func runReport(env *Env, o *reportOptions, args []string) error {
+	if len(args) > 0 {
+		return usagef("report takes no arguments (use --root DIR)")
+	}
+	r, err := openRepo(env, o.root)
+	if err != nil {
+		return err
+	}
+	// Says how to create .rlxp when it is missing, before the lock would.
+	if _, err := r.Read(state.Report); err != nil {
+		return err
+	}
+	if !o.check {
+		lock, err := lockRepo(env, r)
+		if err != nil {
+			return err
+		}
+		defer lock.Unlock()
+	}
+	name := r.Show(state.Report)
+	old, err := r.Read(state.Report)
+	if err != nil {
+		return err
+	}
+	doc, err := rlxpreport.ParseMarkers(name, old)
+	if err != nil {
+		return err
+	}
+	rep, err := buildReport(env, r)
+	if err != nil {
+		return err
+	}
+	out := doc.Render(rep.Markdown)
+	res := reportResult{Schema: rlxpreport.Schema, File: name, Check: o.check, Action: reportUpToDate, Report: rep}
+	if !bytes.Equal(out, old) {
+		res.Action = reportOutOfDate
+		if !o.check {
+			perm := os.FileMode(0o644)
+			if fi, err := os.Stat(r.Path(state.Report)); err == nil {
+				perm = fi.Mode().Perm()
+			}
+			if err := state.WriteFile(r.Path(state.Report), out, perm); err != nil {
+				return err
+			}
+			res.Action = reportWritten
+		}
+	}
+	if o.json {
+		if err := writeJSON(env.Stdout, res); err != nil {
+			return err
+		}
+	} else {
+		switch res.Action {
+		case reportWritten:
+			fmt.Fprintf(env.Stdout, "wrote %s\n", name)
+		case reportUpToDate:
+			fmt.Fprintf(env.Stdout, "%s is up to date\n", name)
+		case reportOutOfDate:
+			fmt.Fprintf(env.Stdout, "%s is out of date: run 'rlxp report' to regenerate it\n", name)
+		}
+		fmt.Fprintln(env.Stdout, "next:")
+		for i, s := range rep.Next {
+			fmt.Fprintf(env.Stdout, "  %d. %s\n", i+1, s)
+		}
+	}
+	if res.Action == reportOutOfDate {
+		return errNegative
+	}
+	return nil
+}
+
+// buildReport reads the state a report shows. Runs are taken from their
+// records as written, without asking a scheduler, so that the report
+// depends on the files alone.
+func buildReport(env *Env, r *state.Repo) (*rlxpreport.Report, error) {
+	c, err := loadContract(r)
+	if err != nil {
+		return nil, err
+	}
+	set, err := loadExperiments(r)
+	if err != nil {
+		return nil, err
+	}
+	data, err := r.Read(state.Ledger)
+	if err != nil {
+		return nil, err
+	}
+	entries, check := ledger.Load(r.Show(state.Ledger), data)
+	if check.Problem != nil {
+		warnf(env, "%s; the report shows the %d entries before it (run 'rlxp ledger verify')", check.Problem, len(entries))
+	}
+	recs, err := runs.List(r.Path(state.Runs))
+	if err != nil {
+		return nil, err
+	}
+	rep, err := rlxpreport.Build(rlxpreport.Input{Contract: c, Experiments: set, Ledger: entries, LedgerCheck: check, Runs: recs})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.Show(state.Runs), err)
+	}
+	return rep, nil
+}
