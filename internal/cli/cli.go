@@ -90,6 +90,7 @@ func commands() []*Command {
 		newInitCmd(),
 		newContractCmd(),
 		newExperimentCmd(),
+		newProposeCmd(),
 		newGateCmd(),
 		newCheckCmd(),
 		newLaunchCmd(),

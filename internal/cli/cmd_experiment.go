@@ -13,6 +13,7 @@ import (
 
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/experiment"
+	"github.com/rlxp/rlxp/internal/gate"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
@@ -55,25 +56,30 @@ func newExperimentAddCmd() *Command {
 		Short:     "propose an experiment inside the approved scope",
 		Long: `Add records a proposed experiment. Every parameter must be tunable in the
 contract's scope and its value inside the range or choices; every file must
-match the scope's globs; the category must be allowed. An experiment that
-leaves the scope is refused and nothing is written.
+match the scope's globs; the category must be allowed. Once the budget and
+hardware sections are complete, the experiment must also fit the budget the
+gate would see: its runs and GPU-hours within what runs/ has not spent and
+approved experiments have not reserved, its wall-clock within the per-run
+maximum. An experiment that leaves the scope or cannot fit is refused and
+nothing is written.
 
 IDs are 1-64 letters, digits, '.', '_' or '-', so that no id can name a
 path outside .rlxp/.
 
 EXIT STATUS
   0  added
-  1  out of scope, duplicate id, or a state file is missing or malformed
+  1  out of scope, over the budget left, duplicate id, or a state file is
+     missing or malformed
   2  usage error (bad id, malformed --param or --seeds)
   4  another rlxp process holds the lock`,
 		Flags: fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
-			return runExperimentAdd(env, &o, args)
+			return runExperimentAdd(ctx, env, &o, args)
 		},
 	}
 }
 
-func runExperimentAdd(env *Env, o *experimentAddOptions, args []string) error {
+func runExperimentAdd(ctx context.Context, env *Env, o *experimentAddOptions, args []string) error {
 	if len(args) != 1 {
 		return usagef("add takes one experiment ID")
 	}
@@ -143,6 +149,24 @@ func runExperimentAdd(env *Env, o *experimentAddOptions, args []string) error {
 	}
 	if err := set.Add(e, l.Contract.Scope); err != nil {
 		return fmt.Errorf("%w (%s)", err, l.Where("scope"))
+	}
+	// The gate checks the budget again at launch; refusing here spares a
+	// human the review of an experiment that could never run.
+	if l.Complete("budget") && l.Complete("hardware") {
+		spend, err := loadSpend(ctx, r, l)
+		if err != nil {
+			return err
+		}
+		a := gate.Fit(gate.Input{Contract: l, Experiments: set, Experiment: e, Spend: spend})
+		var unmet []string
+		for _, c := range a.Conditions {
+			if !c.OK && strings.HasPrefix(c.Check, "budget") {
+				unmet = append(unmet, c.Check+": "+c.Detail)
+			}
+		}
+		if len(unmet) > 0 {
+			return fmt.Errorf("experiment %s does not fit the budget left: %s (%s)", e.ID, strings.Join(unmet, "; "), l.Where("budget"))
+		}
 	}
 	if err := saveExperiments(r, set); err != nil {
 		return err

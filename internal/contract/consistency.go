@@ -44,6 +44,9 @@ func (l *Loaded) consistency() []Finding {
 		if (prm.Type == "bool" || prm.Type == "string") && (prm.Min != nil || prm.Max != nil) {
 			add("error", field, "a %s parameter cannot have min or max", prm.Type)
 		}
+		if prm.Category != "" && c.Scope.CheckCategory(prm.Category) != nil {
+			add("error", append(field, "category"), "category %s is not one of scope.categories [%s]", prm.Category, strings.Join(c.Scope.Categories, ", "))
+		}
 	}
 
 	if c.Hardware.GPUsPerRun > 0 && c.Budget.GPUHours == 0 {

@@ -24,6 +24,7 @@ type Parameter struct {
 	Max         *float64 `json:"max,omitempty"`
 	Choices     []any    `json:"choices,omitempty"`
 	Description string   `json:"description,omitempty"`
+	Category    string   `json:"category,omitempty"` // the kind of change; empty: hyperparameter
 }
 
 // kind is the parameter's type, inferred when not written.

@@ -34,6 +34,12 @@ type Budget struct {
 	GPUHoursNeeded float64 `json:"gpu_hours_needed"`
 }
 
+// RunsLeft is the runs not yet spent or reserved; negative when overdrawn.
+func (b *Budget) RunsLeft() int { return b.MaxRuns - b.RunsSpent - b.RunsReserved }
+
+// GPUHoursLeft is the GPU-hours not yet spent or reserved.
+func (b *Budget) GPUHoursLeft() float64 { return b.GPUHours - b.GPUHoursSpent - b.GPUHoursHeld }
+
 // Answer is the gate's verdict.
 type Answer struct {
 	Schema     string      `json:"schema"`
@@ -53,14 +59,16 @@ type Input struct {
 	// Runs is how many runs the launch would start; 0 means the
 	// experiment's seeds that have not run yet.
 	Runs int
+	// Pending are experiments about to be written together with this one
+	// (a round of proposals): they reserve their runs whatever their
+	// status, so that the round as a whole must fit.
+	Pending []*experiment.Experiment
 }
 
 // Evaluate computes the answer.
 func Evaluate(in Input) Answer {
 	a := Answer{Schema: Schema}
-	add := func(check string, ok bool, format string, args ...any) {
-		a.Conditions = append(a.Conditions, Condition{check, ok, fmt.Sprintf(format, args...)})
-	}
+	add := a.add
 
 	st := in.Contract.Status()
 	for _, f := range st.FileFindings {
@@ -106,6 +114,28 @@ func Evaluate(in Input) Answer {
 		add("experiment", false, "status is %s; only an approved experiment may launch", e.Status)
 	}
 
+	a.fit(in)
+	a.finish()
+	return a
+}
+
+// Fit checks only what an experiment asks for, scope and budget, exactly as
+// Evaluate does but whatever its approval and that of the contract: the
+// check an experiment passes before it is written (add, propose).
+func Fit(in Input) Answer {
+	a := Answer{Schema: Schema, Experiment: in.Experiment.ID}
+	a.fit(in)
+	a.finish()
+	return a
+}
+
+func (a *Answer) add(check string, ok bool, format string, args ...any) {
+	a.Conditions = append(a.Conditions, Condition{check, ok, fmt.Sprintf(format, args...)})
+}
+
+// fit adds the scope and budget conditions of in.Experiment.
+func (a *Answer) fit(in Input) {
+	e, add := in.Experiment, a.add
 	c := in.Contract.Contract
 	if !in.Contract.Complete("scope") {
 		add("scope", false, "cannot check: the scope section is incomplete")
@@ -124,8 +154,6 @@ func Evaluate(in Input) Answer {
 	} else {
 		a.Budget = checkBudget(in, c, add)
 	}
-	a.finish()
-	return a
 }
 
 func (a *Answer) finish() {
@@ -151,8 +179,8 @@ func describeScope(e *experiment.Experiment) string {
 }
 
 // checkBudget charges the experiment's remaining runs, plus the remaining
-// runs of every other approved experiment (already promised budget),
-// against what the contract allows.
+// runs of every other approved experiment (already promised budget) and of
+// the pending ones, against what the contract allows.
 func checkBudget(in Input, c contract.Contract, add func(string, bool, string, ...any)) *Budget {
 	maxWall := c.Budget.MaxRunWallClock.Value()
 	wall := maxWall
@@ -175,8 +203,16 @@ func checkBudget(in Input, c contract.Contract, add func(string, bool, string, .
 		b.RunsNeeded = in.Runs
 	}
 	b.GPUHoursNeeded = float64(b.RunsNeeded) * perRunHours
-	for _, x := range in.Experiments.Experiments {
-		if x.ID == e.ID || (x.Status != experiment.Approved && x.Status != experiment.Running) {
+	var others []*experiment.Experiment
+	if in.Experiments != nil {
+		for _, x := range in.Experiments.Experiments {
+			if x.Status == experiment.Approved || x.Status == experiment.Running {
+				others = append(others, x)
+			}
+		}
+	}
+	for _, x := range append(others, in.Pending...) {
+		if x.ID == e.ID {
 			continue
 		}
 		xwall := maxWall
@@ -187,10 +223,14 @@ func checkBudget(in Input, c contract.Contract, add func(string, bool, string, .
 		b.GPUHoursHeld += float64(remaining(x)*c.Hardware.GPUsPerRun*c.Hardware.Nodes) * xwall.Hours()
 	}
 
-	runsLeft := b.MaxRuns - b.RunsSpent - b.RunsReserved
-	add("budget.runs", b.RunsNeeded <= runsLeft, "needs %d runs; %d of %d left (%d spent, %d reserved by other approved experiments)",
-		b.RunsNeeded, max(0, runsLeft), b.MaxRuns, b.RunsSpent, b.RunsReserved)
-	hoursLeft := b.GPUHours - b.GPUHoursSpent - b.GPUHoursHeld
+	by := "other approved experiments"
+	if len(in.Pending) > 0 {
+		by += " and the proposals made with this one"
+	}
+	runsLeft := b.RunsLeft()
+	add("budget.runs", b.RunsNeeded <= runsLeft, "needs %d runs; %d of %d left (%d spent, %d reserved by %s)",
+		b.RunsNeeded, max(0, runsLeft), b.MaxRuns, b.RunsSpent, b.RunsReserved, by)
+	hoursLeft := b.GPUHoursLeft()
 	add("budget.gpu_hours", b.GPUHoursNeeded <= hoursLeft+1e-9, "needs %.2f GPU-hours; %.2f of %.2f left (%.2f spent, %.2f reserved)",
 		b.GPUHoursNeeded, max(0, hoursLeft), b.GPUHours, b.GPUHoursSpent, b.GPUHoursHeld)
 	add("budget.wall_clock", wall <= maxWall, "%s per run; the contract allows %s", wall, maxWall)

@@ -123,3 +123,40 @@ func TestBudgetArithmetic(t *testing.T) {
 		t.Errorf("budget mismatch (-want +got):\n%s", diff)
 	}
 }
+
+func TestFit(t *testing.T) {
+	exp := func(id string, n int) *experiment.Experiment {
+		e := &experiment.Experiment{ID: id, Status: experiment.Proposed, Params: yaml.MapSlice{{Key: "lr", Value: 0.01}}}
+		for s := range n {
+			e.Seeds = append(e.Seeds, s)
+		}
+		return e
+	}
+	tests := []struct {
+		name    string
+		approve []string
+		e       *experiment.Experiment
+		pending []*experiment.Experiment
+		want    []string
+	}{
+		{"approvals do not matter", nil, exp("a", 3), nil, nil},
+		{"pending proposals reserve their runs", contract.Sections(), exp("a", 3), []*experiment.Experiment{exp("p", 6), exp("q", 3)}, nil},
+		{"a round over the budget", nil, exp("a", 3), []*experiment.Experiment{exp("p", 6), exp("q", 4)}, []string{"budget.runs", "budget.gpu_hours"}},
+		{"out of scope", nil, func() *experiment.Experiment { e := exp("a", 1); e.Params[0].Value = 0.5; return e }(), nil, []string{"scope"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := Fit(Input{Contract: loadContract(t, tt.approve...), Experiments: &experiment.Set{}, Experiment: tt.e, Pending: tt.pending})
+			if diff := cmp.Diff(tt.want, unmet(a)); diff != "" {
+				t.Errorf("unmet conditions mismatch (-want +got):\n%s", diff)
+			}
+			if a.Open != (len(tt.want) == 0) {
+				t.Errorf("open = %v with %v unmet", a.Open, tt.want)
+			}
+		})
+	}
+	a := Fit(Input{Contract: loadContract(t), Experiments: &experiment.Set{}, Experiment: exp("a", 3), Pending: []*experiment.Experiment{exp("p", 10)}})
+	if got, want := a.Conditions[1].Detail, "needs 3 runs; 2 of 12 left (0 spent, 10 reserved by other approved experiments and the proposals made with this one)"; got != want {
+		t.Errorf("budget.runs detail:\n got %q\nwant %q", got, want)
+	}
+}
