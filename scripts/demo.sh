@@ -82,15 +82,15 @@ run 0 rlxp experiment approve seed-leak --yes --by demo-reviewer
 run 3 rlxp check seed-leak
 run 0 rlxp experiment reject seed-leak --reason "seed 10000 is a held-out evaluation seed" --by demo-reviewer
 
-step "Over budget: 30 runs do not fit in the 24 the contract allows"
-run 0 rlxp experiment add sweep --seeds "$(seq -s, 0 29)" --param gamma=0.95
-run 0 rlxp experiment approve sweep --yes --by demo-reviewer
-run 3 rlxp gate sweep
+step "Over budget: 30 runs do not fit in the 24 the contract allows, so the sweep is refused"
+run 1 rlxp experiment add sweep --seeds "$(seq -s, 0 29)" --param gamma=0.95
 
 step "Editing an approved section makes its approval stale; the gate says which"
 sed -i.bak 's/^  max_runs: 24$/  max_runs: 40/' "$repo/.rlxp/contract.yaml" && rm "$repo/.rlxp/contract.yaml.bak"
 run 3 rlxp gate lr-0.05
 run 0 rlxp contract approve budget --yes --by demo-reviewer
+run 0 rlxp experiment add sweep --seeds "$(seq -s, 0 29)" --param gamma=0.95
+run 0 rlxp experiment approve sweep --yes --by demo-reviewer
 run 0 rlxp gate sweep
 
 step "For agents: every report is also one JSON object"
@@ -159,5 +159,21 @@ step "The ledger: hash-chained, verified, and reviewed as a PR comment"
 run 0 rlxp ledger show
 run 0 rlxp ledger verify
 run 0 rlxp ledger diff --base HEAD
+
+step "What next? Proposals inside the approved scope and the budget left, from the ledger"
+run 0 rlxp propose --n 2
+run 0 rlxp experiment list
+first=$(cd "$repo" && "$rlxp_bin" experiment list | awk -F'\t' '$2 == "proposed" { print $1; exit }')
+
+step "HUMAN: approve one proposal (non-interactive here, and recorded so)"
+run 0 rlxp experiment approve "$first" --yes --by demo-reviewer
+run 0 rlxp gate "$first"
+
+step "The report: task card, approvals, budget, leaderboard, runs and next steps; hand-written notes survive"
+printf '\nThe learning rate matters less than the episode budget here.\n' >>"$repo/.rlxp/report.md"
+run 0 rlxp report
+run 0 rlxp report --check
+run 0 sed -n '/rlxp:generated:begin/,/^## Notes/p' .rlxp/report.md
+run 0 tail -n 2 .rlxp/report.md
 
 printf '\n%sDemo complete.%s The state lives in .rlxp/ of the target repo: contract.yaml, experiments.yaml, ledger.jsonl.\n' "$bold" "$off"
