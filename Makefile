@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 BIN      = plugins/rl-experiment-assistant/bin/rlxp
 LDFLAGS  = -s -w -X main.version=$(VERSION)
 
-.PHONY: build demo test test-go test-python test-update fuzz bench bench-score bench-guard lint clean slurm-up slurm-down slurm-status
+.PHONY: build demo test test-go test-python test-update fuzz bench bench-score bench-guard bench-audit lint clean slurm-up slurm-down slurm-status
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/rlxp
@@ -42,6 +42,12 @@ bench-score: build
 
 bench-guard: build
 	bash scripts/bench-guard.sh $(BIN)
+
+# AUDIT_REPO: a large work tree or bare git directory, e.g. one fetched
+# from github.com/isaac-sim/IsaacLab.
+bench-audit: build
+	@test -n "$(AUDIT_REPO)" || { echo "set AUDIT_REPO to a large repository" >&2; exit 2; }
+	bash scripts/bench-audit.sh $(BIN) $(AUDIT_REPO)
 
 lint:
 	$(GO) vet ./...

@@ -88,6 +88,7 @@ func (c *Command) Name() string {
 func commands() []*Command {
 	return []*Command{
 		newInitCmd(),
+		newAuditCmd(),
 		newContractCmd(),
 		newExperimentCmd(),
 		newProposeCmd(),

@@ -178,7 +178,7 @@ func (p *Policy) Decide(command, cwd string) Decision {
 	a := analyzer{}
 	a.source(command, 0)
 	if a.tooDeep != "" {
-		return p.withNote(denyf("%s nests shell commands more than %d levels deep, beyond what the guard follows; run the inner command directly", quote(a.tooDeep), maxDepth))
+		return p.withNote(denyf("%s nests shell commands (more than %d levels) or brackets (more than %d) deeper than the guard follows; run the inner command directly", quote(a.tooDeep), maxDepth, maxBrackets))
 	}
 	for _, c := range a.cmds {
 		if d := p.judge(c, cwd); d.Deny {

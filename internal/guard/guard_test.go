@@ -298,7 +298,17 @@ func TestDecideTooDeep(t *testing.T) {
 	for i := 0; i < maxDepth+1; i++ {
 		cmd = "bash -c " + shellQuote(cmd)
 	}
-	runDecide(t, LoadPolicy(""), "/tmp", []decideCase{{cmd, "more than 8 levels deep"}})
+	runDecide(t, LoadPolicy(""), "/tmp", []decideCase{{cmd, "more than 8 levels"}})
+}
+
+// Brackets nested deeper than the parser can recurse are refused before it
+// sees them, instead of ending the process on a stack overflow.
+func TestDecideDeepBrackets(t *testing.T) {
+	deep := strings.Repeat("(", 200000) + "true" + strings.Repeat(")", 200000)
+	runDecide(t, LoadPolicy(""), "/tmp", []decideCase{
+		{deep, "brackets (more than 64)"},
+		{strings.Repeat("(", 10) + "echo ok" + strings.Repeat(")", 10), "allow"},
+	})
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -30,7 +30,7 @@ type analyzer struct {
 // and control flow. Source that does not parse as bash is split on the
 // shell's operators instead, so that a launch inside it is still seen.
 func (a *analyzer) source(src string, depth int) {
-	if depth > maxDepth {
+	if depth > maxDepth || bracketDepth(src) > maxBrackets {
 		if a.tooDeep == "" {
 			a.tooDeep = src
 		}
@@ -61,6 +61,27 @@ func (a *analyzer) source(src string, depth int) {
 		}
 		return true
 	})
+}
+
+// maxBrackets bounds the nesting of brackets the shell parser is given:
+// it recurses once per level, and a deep enough nest would exhaust the
+// stack, which no program can recover from. Real commands stay far below.
+const maxBrackets = 64
+
+// bracketDepth is the deepest nesting of ( { [ in src, quotes ignored:
+// an overestimate is harmless next to maxBrackets.
+func bracketDepth(src string) int {
+	depth, deepest := 0, 0
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '(', '{', '[':
+			depth++
+			deepest = max(deepest, depth)
+		case ')', '}', ']':
+			depth = max(depth-1, 0)
+		}
+	}
+	return deepest
 }
 
 // fallback splits source the parser rejected on the shell's operators and
@@ -264,4 +285,24 @@ func span(src string, from, to syntax.Pos) string {
 		return ""
 	}
 	return src[i:j]
+}
+
+// A Command is one simple command that shell source runs, after wrappers
+// (env, nohup, uv run, bash -c '...') are peeled off.
+type Command struct {
+	Env  map[string]string // NAME=VALUE assignments in effect
+	Argv []string          // the words that run, quotes removed
+	Text string            // the command as written
+}
+
+// Commands lists the simple commands shell source runs, seen the way the
+// guard sees a command line; the audit reads runner scripts with it.
+func Commands(src string) []Command {
+	a := analyzer{}
+	a.source(src, 0)
+	out := make([]Command, len(a.cmds))
+	for i, c := range a.cmds {
+		out[i] = Command{Env: c.env, Argv: c.argv, Text: c.text}
+	}
+	return out
 }
