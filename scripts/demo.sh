@@ -44,7 +44,11 @@ run 0 rlxp init
 step "A fresh contract is incomplete, so nothing may launch"
 run 3 rlxp contract status
 
-step "The agent drafts adapter.yaml and contract.yaml from its audit"
+step "rlxp audit: what this repo trains, evaluates and logs, each with file:line evidence"
+run 0 rlxp audit
+run 0 rlxp audit --write
+
+step "The agent reviews the draft and writes contract.yaml from the audit (here: the reviewed drafts)"
 cp "$here/examples/drafts/cartpole/contract.yaml" "$repo/.rlxp/contract.yaml"
 cp "$here/examples/drafts/cartpole/adapter.yaml" "$repo/.rlxp/adapter.yaml"
 run 0 rlxp contract validate
