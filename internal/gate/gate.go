@@ -178,6 +178,33 @@ func describeScope(e *experiment.Experiment) string {
 	return "inside scope: " + strings.Join(parts, " ")
 }
 
+// Reserved is what experiments have been promised and not yet used: the
+// seeds not yet run of every approved or running one in set, and of every
+// pending one whatever its status, except the experiment named skip.
+func Reserved(c contract.Contract, set, pending []*experiment.Experiment, spend budget.Spend, skip string) (runs int, gpuHours float64) {
+	maxWall := c.Budget.MaxRunWallClock.Value()
+	gpus := c.Hardware.GPUsPerRun * c.Hardware.Nodes
+	var promised []*experiment.Experiment
+	for _, x := range set {
+		if x.Status == experiment.Approved || x.Status == experiment.Running {
+			promised = append(promised, x)
+		}
+	}
+	for _, x := range append(promised, pending...) {
+		if x.ID == skip {
+			continue
+		}
+		wall := maxWall
+		if x.WallClock != "" {
+			wall = x.WallClock.Value()
+		}
+		left := max(0, len(x.Seeds)-spend.ByExperiment[x.ID])
+		runs += left
+		gpuHours += float64(left*gpus) * wall.Hours()
+	}
+	return runs, gpuHours
+}
+
 // checkBudget charges the experiment's remaining runs, plus the remaining
 // runs of every other approved experiment (already promised budget) and of
 // the pending ones, against what the contract allows.
@@ -205,23 +232,9 @@ func checkBudget(in Input, c contract.Contract, add func(string, bool, string, .
 	b.GPUHoursNeeded = float64(b.RunsNeeded) * perRunHours
 	var others []*experiment.Experiment
 	if in.Experiments != nil {
-		for _, x := range in.Experiments.Experiments {
-			if x.Status == experiment.Approved || x.Status == experiment.Running {
-				others = append(others, x)
-			}
-		}
+		others = in.Experiments.Experiments
 	}
-	for _, x := range append(others, in.Pending...) {
-		if x.ID == e.ID {
-			continue
-		}
-		xwall := maxWall
-		if x.WallClock != "" {
-			xwall = x.WallClock.Value()
-		}
-		b.RunsReserved += remaining(x)
-		b.GPUHoursHeld += float64(remaining(x)*c.Hardware.GPUsPerRun*c.Hardware.Nodes) * xwall.Hours()
-	}
+	b.RunsReserved, b.GPUHoursHeld = Reserved(c, others, in.Pending, in.Spend, e.ID)
 
 	by := "other approved experiments"
 	if len(in.Pending) > 0 {

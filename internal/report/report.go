@@ -15,6 +15,7 @@ import (
 	"github.com/rlxp/rlxp/internal/budget"
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/experiment"
+	"github.com/rlxp/rlxp/internal/gate"
 	"github.com/rlxp/rlxp/internal/ledger"
 	"github.com/rlxp/rlxp/internal/runs"
 )
@@ -453,18 +454,7 @@ func budgetOf(c *contract.Loaded, set *experiment.Set, spend budget.Spend) Budge
 	b.GPUHours, b.MaxRuns = cb.GPUHours, cb.MaxRuns
 	b.MaxRunWallClock, b.MaxConcurrent = string(cb.MaxRunWallClock), cb.MaxConcurrent
 	b.GPUsPerRun = hw.GPUsPerRun * hw.Nodes
-	for _, e := range set.Experiments {
-		if e.Status != experiment.Approved && e.Status != experiment.Running {
-			continue
-		}
-		left := max(0, len(e.Seeds)-spend.ByExperiment[e.ID])
-		wall := cb.MaxRunWallClock.Value()
-		if e.WallClock != "" {
-			wall = e.WallClock.Value()
-		}
-		b.RunsReserved += left
-		b.GPUHoursReserved += float64(left*b.GPUsPerRun) * wall.Hours()
-	}
+	b.RunsReserved, b.GPUHoursReserved = gate.Reserved(c.Contract, set.Experiments, nil, spend, "")
 	b.RunsLeft = b.MaxRuns - b.RunsSpent - b.RunsReserved
 	b.GPUHoursLeft = b.GPUHours - b.GPUHoursSpent - b.GPUHoursReserved
 	if math.Abs(b.GPUHoursLeft) < 1e-9 {
