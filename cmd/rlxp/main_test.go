@@ -49,6 +49,10 @@ func TestScript(t *testing.T) {
 			env.Setenv("REPO", repo)
 			// The Slurm client commands find the controller through it.
 			env.Setenv("SLURM_CONF", os.Getenv("SLURM_CONF"))
+			// The browser scripts: playwright-core's directory, and where
+			// their screenshots go.
+			env.Setenv("PLAYWRIGHT", os.Getenv("RLXP_PLAYWRIGHT"))
+			env.Setenv("ARTIFACTS", artifacts())
 			return nil
 		},
 		Condition: condition,
@@ -60,6 +64,7 @@ func TestScript(t *testing.T) {
 			"setenv":   setFromStdout,
 			"spawn":    spawnRun,
 			"backdate": backdate,
+			"freeport": freePort,
 		},
 	})
 }
@@ -182,6 +187,8 @@ func condition(cond string) (bool, error) {
 	switch cond {
 	case "root":
 		return os.Geteuid() == 0, nil
+	case "browser":
+		return browserReady()
 	case "slurm":
 	default:
 		return false, fmt.Errorf("unknown condition %q", cond)
@@ -191,4 +198,27 @@ func condition(cond string) (bool, error) {
 		return false, fmt.Errorf("CI=true but no Slurm controller answers (SLURM_CONF=%q): %v", os.Getenv("SLURM_CONF"), err)
 	}
 	return err == nil, nil
+}
+
+// browserReady is [browser]: Debian's chromium and playwright-core
+// (RLXP_PLAYWRIGHT names its directory) are installed. Under CI=true their
+// absence fails the script.
+func browserReady() (bool, error) {
+	_, err := exec.LookPath("chromium")
+	if err == nil {
+		_, err = os.Stat(filepath.Join(os.Getenv("RLXP_PLAYWRIGHT"), "package.json"))
+	}
+	if err != nil && os.Getenv("CI") == "true" {
+		return false, fmt.Errorf("CI=true but the browser tests cannot run (chromium on PATH, playwright-core in RLXP_PLAYWRIGHT=%q): %v", os.Getenv("RLXP_PLAYWRIGHT"), err)
+	}
+	return err == nil, nil
+}
+
+// artifacts is where browser scripts leave screenshots: RLXP_ARTIFACTS, or
+// a directory under the system's temporary one that outlives the test.
+func artifacts() string {
+	if d := os.Getenv("RLXP_ARTIFACTS"); d != "" {
+		return d
+	}
+	return filepath.Join(os.TempDir(), "rlxp-artifacts")
 }

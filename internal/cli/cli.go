@@ -100,6 +100,7 @@ func commands() []*Command {
 		newMetricsCmd(),
 		newScoreCmd(),
 		newReportCmd(),
+		newDashboardCmd(),
 		newPluginCmd(),
 		newGuardCmd(),
 		newSuperviseCmd(),

@@ -5,10 +5,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/pflag"
 
+	"github.com/rlxp/rlxp/internal/dashboard"
 	"github.com/rlxp/rlxp/internal/ledger"
+	"github.com/rlxp/rlxp/internal/plot"
 	rlxpreport "github.com/rlxp/rlxp/internal/report"
 	"github.com/rlxp/rlxp/internal/runs"
 	"github.com/rlxp/rlxp/internal/state"
@@ -17,6 +20,7 @@ import (
 type reportOptions struct {
 	root  string
 	check bool
+	plots bool
 	json  bool
 }
 
@@ -25,9 +29,10 @@ func newReportCmd() *Command {
 	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
 	addRootFlag(fs, &o.root)
 	fs.BoolVar(&o.check, "check", false, "write nothing; exit 3 when report.md is out of date (for CI)")
+	fs.BoolVar(&o.plots, "plots", false, "also draw learning curves as SVG files in .rlxp/plots/ and link them")
 	addJSONFlag(fs, &o.json)
 	return &Command{
-		UsageLine: "rlxp report [--root DIR] [--check] [--json]",
+		UsageLine: "rlxp report [--root DIR] [--check] [--plots] [--json]",
 		Short:     "regenerate .rlxp/report.md from the contract, experiments, ledger and runs",
 		Long: `Report regenerates the generated blocks of .rlxp/report.md from the state
 rlxp keeps: a task card from the contract's task section; each contract
@@ -52,9 +57,16 @@ included, is kept byte for byte. A report.md whose markers are missing,
 malformed, unbalanced, nested or repeated is refused with the line at
 fault, and nothing is written.
 
+--plots also draws the learning curves of the primary metric and of each
+guardrail, one SVG file per metric in .rlxp/plots/, every recorded run
+overlaid (read from the metric sources adapter.yaml declares, at most 500
+points per run) and the baseline's runs in black; the leaderboard links
+them. These are the charts the dashboard shows.
+
 The same state always gives the same bytes: the report holds no time but
 those the state records, and a fixed order. --check writes nothing and
-exits 3 when report.md differs from what report would write, so that CI
+exits 3 when report.md (or, with --plots, a chart) differs from what
+report would write, so that CI
 can insist on a current report. The file is replaced atomically, under the
 state lock.
 
@@ -67,7 +79,7 @@ EXIT STATUS
   4  another rlxp process holds the lock`,
 		Flags: fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
-			return runReport(env, &o, args)
+			return runReport(ctx, env, &o, args)
 		},
 	}
 }
@@ -87,7 +99,7 @@ type reportResult struct {
 	Report *rlxpreport.Report `json:"report"`
 }
 
-func runReport(env *Env, o *reportOptions, args []string) error {
+func runReport(ctx context.Context, env *Env, o *reportOptions, args []string) error {
 	if len(args) > 0 {
 		return usagef("report takes no arguments (use --root DIR)")
 	}
@@ -119,8 +131,36 @@ func runReport(env *Env, o *reportOptions, args []string) error {
 	if err != nil {
 		return err
 	}
+	var charts map[string][]byte
+	if o.plots {
+		if rep.Plots, charts, err = drawPlots(ctx, env, r); err != nil {
+			return err
+		}
+	}
 	out := doc.Render(rep.Markdown)
 	res := reportResult{Schema: rlxpreport.Schema, File: name, Check: o.check, Action: reportUpToDate, Report: rep}
+	plotsDir := filepath.Join(filepath.Dir(r.Path(state.Report)), "plots")
+	stalePlots := false
+	for _, p := range rep.Plots {
+		cur, err := os.ReadFile(filepath.Join(plotsDir, filepath.Base(p.File)))
+		if err != nil || !bytes.Equal(cur, charts[p.File]) {
+			stalePlots = true
+		}
+	}
+	if stalePlots {
+		res.Action = reportOutOfDate
+		if !o.check {
+			if err := os.MkdirAll(plotsDir, 0o755); err != nil {
+				return fmt.Errorf("creating %s: %w", r.Display(filepath.Join(state.DirName, "plots")), err)
+			}
+			for _, p := range rep.Plots {
+				if err := state.WriteFile(filepath.Join(plotsDir, filepath.Base(p.File)), charts[p.File], 0o644); err != nil {
+					return err
+				}
+			}
+			res.Action = reportWritten
+		}
+	}
 	if !bytes.Equal(out, old) {
 		res.Action = reportOutOfDate
 		if !o.check {
@@ -156,6 +196,37 @@ func runReport(env *Env, o *reportOptions, args []string) error {
 		return errNegative
 	}
 	return nil
+}
+
+// reportPoints is how many points per run a report chart draws, as many as
+// the dashboard's.
+const reportPoints = dashboard.DefaultPoints
+
+// drawPlots draws the primary metric's and each guardrail's chart, keyed by
+// file name relative to report.md.
+func drawPlots(ctx context.Context, env *Env, r *state.Repo) ([]rlxpreport.Plot, map[string][]byte, error) {
+	b := &dashBackend{env: env, r: r}
+	// Refuse a broken adapter.yaml or run.json here rather than draw
+	// empty charts.
+	if _, _, err := b.runs(); err != nil {
+		return nil, nil, err
+	}
+	cs, err := b.Charts(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	plots := []rlxpreport.Plot{}
+	charts := map[string][]byte{}
+	for _, t := range cs.Tags {
+		svg, err := dashboard.Draw(ctx, b, cs, t, reportPoints)
+		if err != nil {
+			return nil, nil, err
+		}
+		p := rlxpreport.Plot{Metric: t.Tag, File: "plots/" + plot.FileName(t.Tag)}
+		plots = append(plots, p)
+		charts[p.File] = svg
+	}
+	return plots, charts, nil
 }
 
 // buildReport reads the state a report shows. Runs are taken from their

@@ -250,6 +250,13 @@ func (r *Report) leaderboardTable(b *strings.Builder) {
 	if lb.Entries > 0 {
 		fmt.Fprintf(b, "\nLedger: %s, chain verified up to `%s`.\n", plural(lb.Entries, "entry"), shortHash(lb.Head))
 	}
+	if len(r.Plots) > 0 {
+		links := make([]string, len(r.Plots))
+		for i, p := range r.Plots {
+			links[i] = fmt.Sprintf("[%s](%s)", inline(p.Metric), p.File)
+		}
+		fmt.Fprintf(b, "\nLearning curves, every run overlaid and the baseline in black: %s.\n", strings.Join(links, " · "))
+	}
 }
 
 func meanCell(x Row, metric string) string {

@@ -43,6 +43,15 @@ type Report struct {
 	Leaderboard Leaderboard  `json:"leaderboard"`
 	Runs        []Run        `json:"runs"`
 	Next        []string     `json:"next"`
+	// Plots are the learning-curve charts written next to report.md, when
+	// asked for; the leaderboard links them.
+	Plots []Plot `json:"plots,omitempty"`
+}
+
+// Plot is one chart file.
+type Plot struct {
+	Metric string `json:"metric"`
+	File   string `json:"file"` // relative to report.md
 }
 
 // Task is the task card, from the contract's task section as written.
