@@ -8,7 +8,8 @@ rlxp_bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/rlxp-demo.XXXXXX")
 repo=$work/cartpole
-trap 'rm -rf "$work"' EXIT
+dashboard_pid=
+trap '[[ -z $dashboard_pid ]] || kill "$dashboard_pid" 2>/dev/null; rm -rf "$work"' EXIT
 
 bold=$'\e[1m' dim=$'\e[2m' off=$'\e[0m'
 if [[ ! -t 1 || -n ${NO_COLOR:-} ]]; then bold='' dim='' off=''; fi
@@ -175,9 +176,31 @@ run 0 rlxp gate "$first"
 
 step "The report: task card, approvals, budget, leaderboard, runs and next steps; hand-written notes survive"
 printf '\nThe learning rate matters less than the episode budget here.\n' >>"$repo/.rlxp/report.md"
-run 0 rlxp report
-run 0 rlxp report --check
+run 0 rlxp report --plots
+run 0 rlxp report --plots --check
+run 0 ls .rlxp/plots
 run 0 sed -n '/rlxp:generated:begin/,/^## Notes/p' .rlxp/report.md
 run 0 tail -n 2 .rlxp/report.md
+
+step "The dashboard: the same state and curves in a browser, on 127.0.0.1 only"
+(cd "$repo" && exec "$rlxp_bin" dashboard >"$work/dashboard.out" 2>&1) &
+dashboard_pid=$!
+url=
+for _ in $(seq 100); do
+  url=$(grep -o 'http://127\.0\.0\.1:[0-9]*/' "$work/dashboard.out" | head -n 1 || true)
+  [[ -n $url ]] && break
+  sleep 0.1
+done
+[[ -n $url ]] || { echo "demo: the dashboard printed no URL" >&2; cat "$work/dashboard.out" >&2; exit 1; }
+run 0 rlxp dashboard --running
+python3 - "$url" <<'PY'
+import json, sys, urllib.request
+state = json.load(urllib.request.urlopen(sys.argv[1] + "api/state", timeout=10))
+print("dashboard:", sys.argv[1], "—", len(state.get("runs", [])), "runs,", len(state.get("experiments", [])), "experiments")
+PY
+if [[ -t 0 && -t 1 ]]; then
+  printf 'Open %s in a browser on this machine; press Enter to stop the dashboard and end the demo. ' "$url"
+  read -r _ || true
+fi
 
 printf '\n%sDemo complete.%s The state lives in .rlxp/ of the target repo: contract.yaml, experiments.yaml, ledger.jsonl.\n' "$bold" "$off"
