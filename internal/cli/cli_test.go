@@ -65,7 +65,9 @@ func TestCommandTable(t *testing.T) {
 		}
 	})
 	for _, want := range []string{"init", "contract status", "contract show", "contract validate", "contract approve",
-		"experiment add", "experiment list", "experiment show", "experiment approve", "experiment reject", "gate", "plugin validate", "guard"} {
+		"experiment add", "experiment list", "experiment show", "experiment approve", "experiment reject", "gate", "plugin validate", "guard",
+		"audit", "propose", "check", "launch", "status", "score", "report", "dashboard", "supervise",
+		"metrics inspect", "metrics series", "ledger show", "ledger verify", "ledger diff"} {
 		if !seen[want] {
 			t.Errorf("command %q is missing from the table", want)
 		}
