@@ -246,16 +246,28 @@ func trainingScript(path, root string) string {
 
 // trainerName reports a script or module path (its components, the last
 // being its own name) that says it trains: a component contains "train",
-// and its own name does not start with a word such as plot, eval or test
-// (plot_training_curves.py, tests/test_train.py, make_train_split.py).
+// or its own name has a word naming an RL or fine-tuning algorithm (ppo.py,
+// sac_continuous.py, grpo-7b.sh, finetune.py), and its own name does not
+// start with a word such as plot, eval or test (plot_training_curves.py,
+// tests/test_train.py, make_train_split.py).
 func trainerName(parts []string) bool {
 	last := strings.ToLower(parts[len(parts)-1])
-	first, _, _ := strings.Cut(strings.NewReplacer("-", "_").Replace(last), "_")
-	switch first {
+	words := strings.FieldsFunc(last, func(r rune) bool { return r == '_' || r == '-' || r == '.' })
+	if len(words) == 0 {
+		return false
+	}
+	switch words[0] {
 	case "plot", "eval", "evaluate", "test", "check", "inspect", "analyze", "analyse", "visualize", "visualise", "viz",
 		"show", "summarize", "summarise", "report", "export", "convert", "download", "prepare", "preprocess", "make",
 		"generate", "gen", "compare", "validate", "verify", "dump", "print", "list", "count", "stats":
 		return false
+	}
+	for _, w := range words {
+		switch w {
+		case "ppo", "dqn", "sac", "td3", "ddpg", "a2c", "a3c", "trpo", "impala", "grpo", "dapo", "rloo",
+			"sft", "dpo", "finetune", "pretrain":
+			return true
+		}
 	}
 	for _, p := range parts {
 		if strings.Contains(strings.ToLower(p), "train") {
