@@ -91,7 +91,7 @@ func (s Scope) ParseParam(name, raw string) (any, error) {
 		// Choices may be numbers: 32 on the command line matches 32 in YAML.
 		if f, err := strconv.ParseFloat(raw, 64); err == nil {
 			for _, c := range p.Choices {
-				if cf, ok := toFloat(c); ok && cf == f {
+				if cf, ok := Number(c); ok && cf == f {
 					v = f
 					if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
 						v = int64(f)
@@ -130,7 +130,7 @@ func (s Scope) CheckParam(name string, v any) error {
 	case "string":
 		return nil
 	}
-	f, ok := toFloat(v)
+	f, ok := Number(v)
 	if !ok {
 		return fmt.Errorf("parameter %s=%v: not a number", name, v)
 	}
@@ -210,7 +210,9 @@ func matchSegs(glob, name []string) bool {
 	return len(name) == 0
 }
 
-func toFloat(v any) (float64, bool) {
+// Number reads a decoded YAML or JSON number of any Go numeric type as a
+// float64; ok is false for anything else.
+func Number(v any) (float64, bool) {
 	switch v := v.(type) {
 	case float64:
 		return v, true
@@ -227,8 +229,8 @@ func toFloat(v any) (float64, bool) {
 }
 
 func equalValue(a, b any) bool {
-	af, aok := toFloat(a)
-	bf, bok := toFloat(b)
+	af, aok := Number(a)
+	bf, bok := Number(b)
 	if aok && bok {
 		return af == bf
 	}

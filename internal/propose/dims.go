@@ -135,7 +135,7 @@ func (d dim) round(v float64) any {
 // normalise gives a decoded value one representation per number: integral
 // values as int64, others as float64.
 func normalise(v any) any {
-	if f, ok := toFloat(v); ok {
+	if f, ok := contract.Number(v); ok {
 		if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
 			return int64(f)
 		}
@@ -144,26 +144,10 @@ func normalise(v any) any {
 	return v
 }
 
-func toFloat(v any) (float64, bool) {
-	switch v := v.(type) {
-	case float64:
-		return v, true
-	case float32:
-		return float64(v), true
-	case int:
-		return float64(v), true
-	case int64:
-		return float64(v), true
-	case uint64:
-		return float64(v), true
-	}
-	return 0, false
-}
-
 // sameValue compares decoded values, numbers by value.
 func sameValue(a, b any) bool {
-	af, aok := toFloat(a)
-	bf, bok := toFloat(b)
+	af, aok := contract.Number(a)
+	bf, bok := contract.Number(b)
 	if aok && bok {
 		return af == bf
 	}
@@ -172,7 +156,7 @@ func sameValue(a, b any) bool {
 
 // fmtValue renders a value as experiments.yaml and the hypotheses show it.
 func fmtValue(v any) string {
-	if f, ok := toFloat(v); ok {
+	if f, ok := contract.Number(v); ok {
 		return strconv.FormatFloat(f, 'g', -1, 64)
 	}
 	return fmt.Sprint(v)
@@ -212,7 +196,7 @@ func (s settings) key() string {
 	var b strings.Builder
 	for _, n := range names {
 		v := s[n]
-		if _, ok := toFloat(v); ok {
+		if _, ok := contract.Number(v); ok {
 			fmt.Fprintf(&b, "%q=%s;", n, fmtValue(v))
 		} else {
 			fmt.Fprintf(&b, "%q=%T:%q;", n, v, fmt.Sprint(v))
@@ -236,8 +220,8 @@ func distance(a, b settings, ds []dim) float64 {
 			total++
 			continue
 		}
-		af, aok := toFloat(av)
-		bf, bok := toFloat(bv)
+		af, aok := contract.Number(av)
+		bf, bok := contract.Number(bv)
 		if d, known := byName[n]; known && d.kind == numeric && aok && bok {
 			total += math.Abs(d.unit(af) - d.unit(bf))
 		} else if !sameValue(av, bv) {

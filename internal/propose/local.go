@@ -2,6 +2,7 @@ package propose
 
 import (
 	"fmt"
+	"github.com/rlxp/rlxp/internal/contract"
 	"math"
 	"sort"
 	"strings"
@@ -117,7 +118,7 @@ func (p *proposer) step(d dim, v any, dir int, eff settings) (any, string, bool)
 		}
 		return !b, "switched", !p.isTried(overlay(eff, settings{d.name: !b}))
 	}
-	f, ok := toFloat(v)
+	f, ok := contract.Number(v)
 	if !ok {
 		return nil, "", false
 	}
@@ -148,7 +149,7 @@ func (p *proposer) step(d dim, v any, dir int, eff settings) (any, string, bool)
 			continue
 		}
 		if !d.log {
-			nf, _ := toFloat(nv)
+			nf, _ := contract.Number(nv)
 			how = signed(nf-f) + ", linear scale"
 		}
 		return nv, how, true
@@ -186,7 +187,7 @@ func (d dim) pos(v any) (float64, bool) {
 		}
 		return 0, ok
 	}
-	return toFloat(v)
+	return contract.Number(v)
 }
 
 // trend is what the ledger says about moving from v towards nv: scored
