@@ -191,7 +191,7 @@ func evaluateCheck(ctx context.Context, env *Env, o *checkOptions, arg string) (
 	}
 	checkPreflight(ctx, r, ad, e, seed, o, res)
 	c.freeGPUs = checkLive(ctx, r, l.Contract.Hardware, ad, res)
-	res.Plan = resolvePlan(ad, e, c.seeds, o.runDir)
+	res.Plan = resolvePlan(r, ad, e, c.seeds, o.runDir)
 	res.Next = nextSteps(*res, id)
 	res.Safe = res.Blockers == 0
 	return c, nil
@@ -256,22 +256,9 @@ func checkPreflight(ctx context.Context, r *state.Repo, ad *adapter.Adapter, e *
 		res.add("preflight", "warn", "adapter.yaml declares no commands.preflight: nothing validates the run before it starts")
 		return
 	}
-	runDir, err := adapter.Expand(o.runDir, map[string]string{"experiment": e.ID, "seed": strconv.Itoa(seed)})
+	_, cmd, err := runCommand(r, ad, "preflight", e, seed, o.runDir)
 	if err != nil {
-		res.add("preflight", "block", "--run-dir %v", err)
-		return
-	}
-	params, err := experimentParams(ad, e)
-	if err != nil {
-		res.add("preflight", "block", "%s: %v", r.Show(state.Adapter), err)
-		return
-	}
-	cmd, err := adapter.Expand(tmpl, map[string]string{
-		"config": adapter.ShellQuote(ad.Config.Default), "seed": strconv.Itoa(seed),
-		"run_dir": adapter.ShellQuote(runDir), "params": params, "experiment": e.ID,
-	})
-	if err != nil {
-		res.add("preflight", "block", "%s commands.preflight: %v", r.Show(state.Adapter), err)
+		res.add("preflight", "block", "%v", err)
 		return
 	}
 	res.Preflight = cmd
@@ -450,30 +437,41 @@ func clipText(s string, n int) string {
 }
 
 // resolvePlan renders the train command of every seed as it would run.
-func resolvePlan(ad *adapter.Adapter, e *experiment.Experiment, seeds []int, runDirTmpl string) []string {
-	tmpl := ad.Commands["train"]
+func resolvePlan(r *state.Repo, ad *adapter.Adapter, e *experiment.Experiment, seeds []int, runDirTmpl string) []string {
+	var plan []string
+	for _, seed := range seeds {
+		_, cmd, err := runCommand(r, ad, "train", e, seed, runDirTmpl)
+		if err != nil {
+			return []string{err.Error()}
+		}
+		plan = append(plan, cmd)
+	}
+	return plan
+}
+
+// runCommand fills adapter.yaml's command name for one seed of e, whose
+// run directory comes from runDirTmpl ({experiment}, {seed}).
+func runCommand(r *state.Repo, ad *adapter.Adapter, name string, e *experiment.Experiment, seed int, runDirTmpl string) (runDir, cmd string, err error) {
+	tmpl := ad.Commands[name]
 	if tmpl == "" {
-		return []string{"(adapter.yaml declares no commands.train)"}
+		return "", "", fmt.Errorf("%s declares no commands.%s", r.Show(state.Adapter), name)
+	}
+	runDir, err = adapter.Expand(runDirTmpl, map[string]string{"experiment": e.ID, "seed": strconv.Itoa(seed)})
+	if err != nil {
+		return "", "", usagef("--run-dir %v", err)
 	}
 	params, err := experimentParams(ad, e)
 	if err != nil {
-		return []string{err.Error()}
+		return "", "", fmt.Errorf("%s: %w", r.Show(state.Adapter), err)
 	}
-	var plan []string
-	for _, seed := range seeds {
-		runDir, err := adapter.Expand(runDirTmpl, map[string]string{"experiment": e.ID, "seed": strconv.Itoa(seed)})
-		if err == nil {
-			var cmd string
-			cmd, err = adapter.Expand(tmpl, map[string]string{"config": adapter.ShellQuote(ad.Config.Default), "seed": strconv.Itoa(seed),
-				"run_dir": adapter.ShellQuote(runDir), "params": params, "experiment": e.ID})
-			if err == nil {
-				plan = append(plan, cmd)
-				continue
-			}
-		}
-		plan = append(plan, err.Error())
+	cmd, err = adapter.Expand(tmpl, map[string]string{
+		"config": adapter.ShellQuote(ad.Config.Default), "seed": strconv.Itoa(seed),
+		"run_dir": adapter.ShellQuote(runDir), "params": params, "experiment": e.ID,
+	})
+	if err != nil {
+		return "", "", fmt.Errorf("%s commands.%s: %w", r.Show(state.Adapter), name, err)
 	}
-	return plan
+	return runDir, strings.TrimSpace(cmd), nil
 }
 
 // nextSteps turns the blockers into what to do, in the order to do it.

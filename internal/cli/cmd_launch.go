@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/rlxp/rlxp/internal/adapter"
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/launch"
 	"github.com/rlxp/rlxp/internal/runs"
@@ -188,26 +187,12 @@ func buildPlan(c *checked, o *launchOptions) (*launch.Plan, error) {
 	if s := ct.Hardware.Slurm; s != nil && p.Backend == runs.Slurm {
 		p.Slurm = &launch.Slurm{Partition: s.Partition, Account: s.Account, QOS: s.QOS}
 	}
-	tmpl := c.adapter.Commands["train"]
-	if tmpl == "" {
-		return nil, fmt.Errorf("%s: commands.train is missing: launch has nothing to run", c.repo.Show(state.Adapter))
-	}
-	params, err := experimentParams(c.adapter, e)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", c.repo.Show(state.Adapter), err)
-	}
 	for _, seed := range c.seeds {
-		vars := map[string]string{"experiment": e.ID, "seed": strconv.Itoa(seed)}
-		runDir, err := adapter.Expand(o.runDir, vars)
+		runDir, cmd, err := runCommand(c.repo, c.adapter, "train", e, seed, o.runDir)
 		if err != nil {
-			return nil, usagef("--run-dir %v", err)
+			return nil, err
 		}
-		vars["config"], vars["run_dir"], vars["params"] = adapter.ShellQuote(c.adapter.Config.Default), adapter.ShellQuote(runDir), params
-		cmd, err := adapter.Expand(tmpl, vars)
-		if err != nil {
-			return nil, fmt.Errorf("%s commands.train: %w", c.repo.Show(state.Adapter), err)
-		}
-		p.Runs = append(p.Runs, launch.Run{Seed: seed, RunDir: runDir, Command: strings.TrimSpace(cmd)})
+		p.Runs = append(p.Runs, launch.Run{Seed: seed, RunDir: runDir, Command: cmd})
 	}
 	return p, nil
 }
