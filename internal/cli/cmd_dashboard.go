@@ -317,26 +317,14 @@ func runSources(r *state.Repo, ad *adapter.Adapter, rec runs.Record) ([]dashboar
 		log = filepath.Join(state.DirName, state.Runs, rec.ID, "log")
 	}
 	out := []dashboard.Source{{Path: inRepo(r, log), Format: metrics.VerlLog, NotBefore: start, Fallback: true}}
-	vars := map[string]string{"run_dir": rec.RunDir, "experiment": rec.Experiment}
-	if rec.Seed != nil {
-		vars["seed"] = strconv.Itoa(*rec.Seed)
-	}
 	for _, name := range ad.SourceNames() {
-		s := ad.Metrics.Sources[name]
-		if rec.RunDir == "" && strings.Contains(s.Path, "{run_dir}") {
-			continue
-		}
-		rel, err := adapter.Expand(s.Path, vars)
+		rel, format, skip, err := runSource(r, ad, name, rec)
 		if err != nil {
-			continue
+			return nil, err
 		}
-		var format metrics.Format
-		if s.Format != "" {
-			if format, err = metrics.ParseFormat(s.Format); err != nil {
-				return nil, fmt.Errorf("%s metrics.sources.%s.format: %w", r.Show(state.Adapter), name, err)
-			}
+		if skip == "" {
+			out = append(out, dashboard.Source{Path: inRepo(r, rel), Format: format, NotBefore: start})
 		}
-		out = append(out, dashboard.Source{Path: inRepo(r, rel), Format: format, NotBefore: start})
 	}
 	return out, nil
 }

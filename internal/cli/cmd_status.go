@@ -447,27 +447,38 @@ func readLog(env *Env, r *state.Repo, rec runs.Record, now time.Time, rules []di
 // not there yet, or cannot be filled in for this run, is reported and
 // skipped; one that cannot be read is a warning: a file being written may
 // end mid-line.
-func readSource(env *Env, r *state.Repo, ad *adapter.Adapter, name string, rec runs.Record, rules []diagnose.Rule) (*diagnose.Source, statusSource, error) {
+// runSource fills in adapter.yaml's metric source name for one run: its
+// path relative to the repository and its format. skip says why a source
+// cannot be filled in for this run; err is a malformed declaration.
+func runSource(r *state.Repo, ad *adapter.Adapter, name string, rec runs.Record) (rel string, format metrics.Format, skip string, err error) {
 	s := ad.Metrics.Sources[name]
-	view := statusSource{Name: name}
 	if rec.RunDir == "" && strings.Contains(s.Path, "{run_dir}") {
-		view.State, view.Detail = "skipped", "run.json records no run_dir"
-		return nil, view, nil
+		return "", "", "run.json records no run_dir", nil
 	}
 	vars := map[string]string{"run_dir": rec.RunDir, "experiment": rec.Experiment}
 	if rec.Seed != nil {
 		vars["seed"] = strconv.Itoa(*rec.Seed)
 	}
-	rel, err := adapter.Expand(s.Path, vars)
-	if err != nil {
-		view.State, view.Detail = "skipped", err.Error()
-		return nil, view, nil
+	if rel, err = adapter.Expand(s.Path, vars); err != nil {
+		return "", "", err.Error(), nil
 	}
-	var format metrics.Format
 	if s.Format != "" {
 		if format, err = metrics.ParseFormat(s.Format); err != nil {
-			return nil, view, fmt.Errorf("%s metrics.sources.%s.format: %w", r.Show(state.Adapter), name, err)
+			return "", "", "", fmt.Errorf("%s metrics.sources.%s.format: %w", r.Show(state.Adapter), name, err)
 		}
+	}
+	return rel, format, "", nil
+}
+
+func readSource(env *Env, r *state.Repo, ad *adapter.Adapter, name string, rec runs.Record, rules []diagnose.Rule) (*diagnose.Source, statusSource, error) {
+	view := statusSource{Name: name}
+	rel, format, skip, err := runSource(r, ad, name, rec)
+	if err != nil {
+		return nil, view, err
+	}
+	if skip != "" {
+		view.State, view.Detail = "skipped", skip
+		return nil, view, nil
 	}
 	view.Path = showPath(r, rel)
 	abs := inRepo(r, rel)
