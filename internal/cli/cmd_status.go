@@ -676,13 +676,5 @@ func (s slurmScheduler) Job(ctx context.Context, id string) (diagnose.Job, error
 	if err != nil {
 		return diagnose.Job{ID: id}, err
 	}
-	end := j.End
-	if !j.Ended() {
-		end = time.Time{} // a running job's EndTime is its deadline
-	}
-	start := j.Start
-	if j.State == "PENDING" {
-		start = time.Time{} // an estimate
-	}
-	return diagnose.Job{ID: j.ID, State: j.State, ExitCode: j.Exit, Reason: j.Reason, Node: j.Nodes, StartTime: start, EndTime: end}, nil
+	return diagnose.Job{ID: j.ID, State: j.State, ExitCode: j.Exit, Reason: j.Reason, Node: j.Nodes, StartTime: j.Began(), EndTime: j.Finished()}, nil
 }

@@ -110,15 +110,16 @@ func Refresh(ctx context.Context, c *slurm.Client, recs []runs.Record) {
 
 // ApplyJob records what the scheduler says about a run's job.
 func ApplyJob(r *runs.Record, j slurm.Job) {
-	if !j.Start.IsZero() && j.State != "PENDING" {
-		r.StartedAt = j.Start.UTC().Format(time.RFC3339)
+	start := j.Began()
+	if !start.IsZero() {
+		r.StartedAt = start.UTC().Format(time.RFC3339)
 	}
 	if !j.Ended() {
 		return
 	}
-	end := j.End
-	if end.IsZero() || end.Before(j.Start) {
-		end = j.Start
+	end := j.Finished()
+	if end.Before(start) {
+		end = start
 	}
 	if end.IsZero() {
 		// Cancelled before it started: it used nothing.

@@ -40,6 +40,24 @@ func (j Job) Ended() bool {
 	return false
 }
 
+// Began is when the job started, zero while it waits: a pending job's
+// StartTime is only the controller's estimate.
+func (j Job) Began() time.Time {
+	if j.State == "PENDING" {
+		return time.Time{}
+	}
+	return j.Start
+}
+
+// Finished is when the job ended, zero until it has: a running job's
+// EndTime is its deadline.
+func (j Job) Finished() time.Time {
+	if !j.Ended() {
+		return time.Time{}
+	}
+	return j.End
+}
+
 var keyRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_:/]*=`)
 
 // ParseJob reads one line of "scontrol show job -o": space-separated
