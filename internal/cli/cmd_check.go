@@ -290,7 +290,7 @@ func checkLive(ctx context.Context, r *state.Repo, hw contract.Hardware, ad *ada
 	inFlight := 0
 	var ours []int // processes of runs in flight: their GPUs and trainers are ours
 	for _, run := range recs {
-		if run.EndedAt == "" {
+		if !run.Ended() {
 			inFlight++
 			res.add("live", "block", "run %s of %s is in flight (no end time recorded in %s)", run.ID, run.Experiment, r.Show(state.Runs))
 			for _, pid := range []int{run.Supervisor, run.PID} {
@@ -433,7 +433,7 @@ func clipText(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:n] + "…"
+	return strings.ToValidUTF8(s[:n], "") + "…"
 }
 
 // resolvePlan renders the train command of every seed as it would run.

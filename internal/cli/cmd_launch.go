@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -274,10 +273,6 @@ func startPlan(ctx context.Context, env *Env, c *checked, p *launch.Plan, res *l
 			res.Runs[i].State, res.Runs[i].JobID = "submitted", job
 		}
 		if err != nil {
-			// The runs not submitted were never started: their records go.
-			for _, id := range ids[len(jobs):] {
-				_ = os.RemoveAll(filepath.Join(runsDir, id))
-			}
 			res.Runs = res.Runs[:len(jobs)]
 			return fmt.Errorf("launch %s: %w", p.Experiment, err)
 		}

@@ -1,6 +1,10 @@
 package launch
 
 import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -200,5 +204,37 @@ func TestApplyJob(t *testing.T) {
 		if d := cmp.Diff(tc.want, r); d != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.name, d)
 		}
+	}
+}
+
+func TestSubmitSlurmRemovesUnsubmitted(t *testing.T) {
+	dir := t.TempDir()
+	p := plan()
+	p.Backend, p.Concurrency = runs.Slurm, 1
+	ids := []string{"r0", "r1"}
+	for _, rec := range p.Records(ids, time.Date(2026, 11, 29, 14, 0, 0, 0, time.UTC)) {
+		if err := runs.Write(dir, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	calls := 0
+	c := slurm.NewWith(func(_ context.Context, name string, args ...string) ([]byte, []byte, error) {
+		if calls++; calls == 2 {
+			return nil, []byte("sbatch: error: Batch job submission failed: Invalid partition name specified"), errors.New("exit status 1")
+		}
+		return []byte("41\n"), nil, nil
+	})
+	jobs, err := SubmitSlurm(context.Background(), c, p, ids, dir)
+	if err == nil || !strings.Contains(err.Error(), "Invalid partition") {
+		t.Fatalf("SubmitSlurm error = %v, want the refusal", err)
+	}
+	if d := cmp.Diff([]string{"41"}, jobs); d != "" {
+		t.Errorf("jobs (-want +got):\n%s", d)
+	}
+	if rec, err := runs.Read(runs.Path(dir, "r0")); err != nil || rec.JobID != "41" {
+		t.Errorf("submitted run: %+v, %v", rec, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r1")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the run never submitted still has a record: %v", err)
 	}
 }

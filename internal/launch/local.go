@@ -105,7 +105,7 @@ func StartLocal(exe string, argv []string, job Job) ([]Started, error) {
 		return nil, fmt.Errorf("supervisor (pid %d) did not report within %s; see %s", cmd.Process.Pid, handshakeTimeout, logPath)
 	}
 	if !res.ok {
-		removeUntaken(job)
+		removeRecords(job.RunsDir, untaken(job))
 		if len(res.errs) == 0 {
 			res.errs = append(res.errs, fmt.Errorf("supervisor exited before starting a run; see %s", logPath))
 		}
@@ -113,14 +113,23 @@ func StartLocal(exe string, argv []string, job Job) ([]Started, error) {
 	return res.started, errors.Join(res.errs...)
 }
 
-// removeUntaken deletes the records of a job whose supervisor never started:
-// they were written for it alone.
-func removeUntaken(job Job) {
+// untaken are the runs of a job its supervisor never took up.
+func untaken(job Job) []string {
+	var ids []string
 	for _, id := range job.IDs {
 		rec, err := runs.Read(runs.Path(job.RunsDir, id))
 		if err == nil && rec.PID == 0 && !rec.Ended() {
-			_ = os.RemoveAll(filepath.Join(job.RunsDir, id))
+			ids = append(ids, id)
 		}
+	}
+	return ids
+}
+
+// removeRecords deletes the records of runs that never started: they were
+// written for this launch alone.
+func removeRecords(runsDir string, ids []string) {
+	for _, id := range ids {
+		_ = os.RemoveAll(filepath.Join(runsDir, id))
 	}
 }
 

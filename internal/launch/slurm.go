@@ -60,9 +60,14 @@ func slurmTime(d time.Duration) string {
 // SubmitSlurm writes each run's batch script next to its record and submits
 // it. Runs beyond the plan's concurrency wait for an earlier one to end
 // (--dependency=afterany). It returns the job ids submitted, in order; the
-// records are updated with theirs.
-func SubmitSlurm(ctx context.Context, c *slurm.Client, p *Plan, ids []string, runsDir string) ([]string, error) {
-	var jobs []string
+// records are updated with theirs. When a submission fails, the records of
+// the runs not submitted are removed: they never started.
+func SubmitSlurm(ctx context.Context, c *slurm.Client, p *Plan, ids []string, runsDir string) (jobs []string, err error) {
+	defer func() {
+		if err != nil {
+			removeRecords(runsDir, ids[len(jobs):])
+		}
+	}()
 	for i, id := range ids {
 		script := filepath.Join(runsDir, id, "job.sh")
 		if err := os.WriteFile(script, []byte(p.BatchScript(id, i, runsDir)), 0o755); err != nil {
