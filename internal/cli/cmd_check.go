@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rlxp/rlxp/internal/adapter"
+	"github.com/rlxp/rlxp/internal/budget"
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/gate"
@@ -153,7 +154,13 @@ func evaluateCheck(ctx context.Context, env *Env, o *checkOptions, arg string) (
 	if err != nil {
 		return nil, err
 	}
-	spend, err := loadSpend(ctx, r, l)
+	// Read once: the budget, the seeds left to run and the runs in flight
+	// all come from these (and Slurm's answers about them).
+	recs, err := loadRuns(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	spend, err := budget.Sum(recs, l.Contract.Budget.MaxRunWallClock.Value())
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +174,7 @@ func evaluateCheck(ctx context.Context, env *Env, o *checkOptions, arg string) (
 	}
 	c := &checked{res: checkResult{Schema: "rlxp.check/v1", Experiment: id}, repo: r, contract: l, exp: e, adapter: ad}
 	res := &c.res
-	if c.seeds, err = launchSeeds(ctx, r, e, o.seeds); err != nil {
+	if c.seeds, err = launchSeeds(recs, e, o.seeds); err != nil {
 		return nil, err
 	}
 	if len(c.seeds) == 0 {
@@ -190,7 +197,7 @@ func evaluateCheck(ctx context.Context, env *Env, o *checkOptions, arg string) (
 		seed = c.seeds[0]
 	}
 	checkPreflight(ctx, r, ad, e, seed, o, res)
-	c.freeGPUs = checkLive(ctx, r, l.Contract.Hardware, ad, res)
+	c.freeGPUs = checkLive(ctx, r, recs, l.Contract.Hardware, ad, res)
 	res.Plan = resolvePlan(r, ad, e, c.seeds, o.runDir)
 	res.Next = nextSteps(*res, id)
 	res.Safe = res.Blockers == 0
@@ -200,7 +207,7 @@ func evaluateCheck(ctx context.Context, env *Env, o *checkOptions, arg string) (
 // launchSeeds are the seeds a launch starts: those asked for, each one of
 // the experiment's, or else the experiment's seeds without a run that
 // finished cleanly, so a relaunch after a failure picks up where it left.
-func launchSeeds(ctx context.Context, r *state.Repo, e *experiment.Experiment, asked []int) ([]int, error) {
+func launchSeeds(recs []runs.Record, e *experiment.Experiment, asked []int) ([]int, error) {
 	for _, s := range asked {
 		if !slices.Contains(e.Seeds, s) {
 			return nil, usagef("--seed %d: experiment %s runs seeds %v", s, e.ID, e.Seeds)
@@ -208,10 +215,6 @@ func launchSeeds(ctx context.Context, r *state.Repo, e *experiment.Experiment, a
 	}
 	if len(asked) > 0 {
 		return asked, nil
-	}
-	recs, err := loadRuns(ctx, r)
-	if err != nil {
-		return nil, err
 	}
 	done := map[int]bool{}
 	for _, rec := range recs {
@@ -281,12 +284,8 @@ func checkPreflight(ctx context.Context, r *state.Repo, ad *adapter.Adapter, e *
 
 // checkLive looks at the machine as it is now, and returns the GPUs that
 // are free.
-func checkLive(ctx context.Context, r *state.Repo, hw contract.Hardware, ad *adapter.Adapter, res *checkResult) []string {
+func checkLive(ctx context.Context, r *state.Repo, recs []runs.Record, hw contract.Hardware, ad *adapter.Adapter, res *checkResult) []string {
 	h := probe.System()
-	recs, err := loadRuns(ctx, r)
-	if err != nil {
-		res.add("live", "block", "%v", err)
-	}
 	inFlight := 0
 	var ours []int // processes of runs in flight: their GPUs and trainers are ours
 	for _, run := range recs {
