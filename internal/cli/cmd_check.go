@@ -15,6 +15,7 @@ import (
 	"github.com/rlxp/rlxp/internal/adapter"
 	"github.com/rlxp/rlxp/internal/budget"
 	"github.com/rlxp/rlxp/internal/contract"
+	"github.com/rlxp/rlxp/internal/diagnose"
 	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/gate"
 	"github.com/rlxp/rlxp/internal/guard"
@@ -286,22 +287,27 @@ func checkPreflight(ctx context.Context, r *state.Repo, ad *adapter.Adapter, e *
 // are free.
 func checkLive(ctx context.Context, r *state.Repo, recs []runs.Record, hw contract.Hardware, ad *adapter.Adapter, res *checkResult) []string {
 	h := probe.System()
-	inFlight := 0
+	flying := 0
 	var ours []int // processes of runs in flight: their GPUs and trainers are ours
 	for _, run := range recs {
-		if !run.Ended() {
-			inFlight++
-			res.add("live", "block", "run %s of %s is in flight (no end time recorded in %s)", run.ID, run.Experiment, r.Show(state.Runs))
-			for _, pid := range []int{run.Supervisor, run.PID} {
-				if pid > 1 {
-					ours = append(ours, pid)
-				}
+		if run.Ended() {
+			continue
+		}
+		if ok, l := inFlight(ctx, h, run); !ok {
+			res.add("live", "warn", "run %s of %s is lost (%s): it stays charged its whole allowance; 'rlxp status %[1]s' shows what is known", run.ID, run.Experiment, l.Detail)
+			continue
+		}
+		flying++
+		res.add("live", "block", "run %s of %s is in flight (no end time recorded in %s)", run.ID, run.Experiment, r.Show(state.Runs))
+		for _, pid := range []int{run.Supervisor, run.PID} {
+			if pid > 1 {
+				ours = append(ours, pid)
 			}
 		}
 	}
 	self := probe.Self(h, ours...)
-	inFlight += checkTrainers(h, r.Root, self, res)
-	if inFlight == 0 {
+	flying += checkTrainers(h, r.Root, self, res)
+	if flying == 0 {
 		res.add("live", "ok", "no rlxp run in flight, and no trainer of this repo outside rlxp")
 	}
 
@@ -391,6 +397,20 @@ func checkGPUs(ctx context.Context, h probe.Host, self probe.Ancestry, need int,
 	}
 	res.add("live", state, "%d of %d GPUs free, %d needed per run", len(free), len(gpus), need)
 	return free
+}
+
+// inFlight says whether a run with no end recorded still holds the
+// machine. A local run whose processes are all gone will never record its
+// end: status calls it lost, and it holds nothing.
+func inFlight(ctx context.Context, h probe.Host, rec runs.Record) (bool, diagnose.Liveness) {
+	if rec.Ended() {
+		return false, diagnose.Liveness{}
+	}
+	if rec.Backend != runs.Local {
+		return true, diagnose.Liveness{}
+	}
+	l := diagnose.Check(ctx, h, nil, rec)
+	return l.State != diagnose.Lost, l
 }
 
 // checkTrainers finds training processes by their command line. One of

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/launch"
+	"github.com/rlxp/rlxp/internal/probe"
 	"github.com/rlxp/rlxp/internal/runs"
 	"github.com/rlxp/rlxp/internal/slurm"
 	"github.com/rlxp/rlxp/internal/state"
@@ -227,8 +228,9 @@ func startPlan(ctx context.Context, env *Env, c *checked, p *launch.Plan, res *l
 	if err != nil {
 		return err
 	}
+	h := probe.System()
 	for _, r := range recs {
-		if !r.Ended() {
+		if ok, _ := inFlight(ctx, h, r); ok {
 			return fmt.Errorf("run %s of %s started while this launch was being checked; nothing launched", r.ID, r.Experiment)
 		}
 	}
