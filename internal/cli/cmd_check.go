@@ -19,6 +19,7 @@ import (
 	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/gate"
 	"github.com/rlxp/rlxp/internal/guard"
+	"github.com/rlxp/rlxp/internal/launch"
 	"github.com/rlxp/rlxp/internal/preflight"
 	"github.com/rlxp/rlxp/internal/probe"
 	"github.com/rlxp/rlxp/internal/runs"
@@ -199,7 +200,10 @@ func evaluateCheck(ctx context.Context, env *Env, o *checkOptions, arg string) (
 	}
 	checkPreflight(ctx, r, ad, e, seed, o, res)
 	c.freeGPUs = checkLive(ctx, r, recs, l.Contract.Hardware, ad, res)
-	res.Plan = resolvePlan(r, ad, e, c.seeds, o.runDir)
+	src := launch.Source{Adapter: ad, AdapterFile: r.Show(state.Adapter), Experiment: e, RunDir: o.runDir}
+	if res.Plan, err = src.Commands(c.seeds); err != nil {
+		res.Plan = []string{runDirUsage(err).Error()}
+	}
 	res.Next = nextSteps(*res, id)
 	res.Safe = res.Blockers == 0
 	return c, nil
@@ -260,9 +264,9 @@ func checkPreflight(ctx context.Context, r *state.Repo, ad *adapter.Adapter, e *
 		res.add("preflight", "warn", "adapter.yaml declares no commands.preflight: nothing validates the run before it starts")
 		return
 	}
-	_, cmd, err := runCommand(r, ad, "preflight", e, seed, o.runDir)
+	_, cmd, err := launch.Source{Adapter: ad, AdapterFile: r.Show(state.Adapter), Experiment: e, RunDir: o.runDir}.Command("preflight", seed)
 	if err != nil {
-		res.add("preflight", "block", "%v", err)
+		res.add("preflight", "block", "%v", runDirUsage(err))
 		return
 	}
 	res.Preflight = cmd
@@ -455,44 +459,6 @@ func clipText(s string, n int) string {
 	return strings.ToValidUTF8(s[:n], "") + "…"
 }
 
-// resolvePlan renders the train command of every seed as it would run.
-func resolvePlan(r *state.Repo, ad *adapter.Adapter, e *experiment.Experiment, seeds []int, runDirTmpl string) []string {
-	var plan []string
-	for _, seed := range seeds {
-		_, cmd, err := runCommand(r, ad, "train", e, seed, runDirTmpl)
-		if err != nil {
-			return []string{err.Error()}
-		}
-		plan = append(plan, cmd)
-	}
-	return plan
-}
-
-// runCommand fills adapter.yaml's command name for one seed of e, whose
-// run directory comes from runDirTmpl ({experiment}, {seed}).
-func runCommand(r *state.Repo, ad *adapter.Adapter, name string, e *experiment.Experiment, seed int, runDirTmpl string) (runDir, cmd string, err error) {
-	tmpl := ad.Commands[name]
-	if tmpl == "" {
-		return "", "", fmt.Errorf("%s declares no commands.%s", r.Show(state.Adapter), name)
-	}
-	runDir, err = adapter.Expand(runDirTmpl, map[string]string{"experiment": e.ID, "seed": strconv.Itoa(seed)})
-	if err != nil {
-		return "", "", usagef("--run-dir %v", err)
-	}
-	params, err := experimentParams(ad, e)
-	if err != nil {
-		return "", "", fmt.Errorf("%s: %w", r.Show(state.Adapter), err)
-	}
-	cmd, err = adapter.Expand(tmpl, map[string]string{
-		"config": adapter.ShellQuote(ad.Config.Default), "seed": strconv.Itoa(seed),
-		"run_dir": adapter.ShellQuote(runDir), "params": params, "experiment": e.ID,
-	})
-	if err != nil {
-		return "", "", fmt.Errorf("%s commands.%s: %w", r.Show(state.Adapter), name, err)
-	}
-	return runDir, strings.TrimSpace(cmd), nil
-}
-
 // nextSteps turns the blockers into what to do, in the order to do it.
 func nextSteps(res checkResult, id string) []string {
 	var next []string
@@ -528,15 +494,12 @@ func nextSteps(res checkResult, id string) []string {
 	return next
 }
 
-// experimentParams renders the experiment's parameters for the repo's
-// command line, in the order they were written.
-func experimentParams(ad *adapter.Adapter, e *experiment.Experiment) (string, error) {
-	var names []string
-	values := map[string]string{}
-	for _, it := range e.Params {
-		n := fmt.Sprint(it.Key)
-		names = append(names, n)
-		values[n] = fmt.Sprint(it.Value)
+// runDirUsage makes a --run-dir template that cannot be filled a usage
+// error.
+func runDirUsage(err error) error {
+	var rd *launch.RunDirError
+	if errors.As(err, &rd) {
+		return usagef("--run-dir %v", rd.Err)
 	}
-	return ad.Params(names, values)
+	return err
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/launch"
 	"github.com/rlxp/rlxp/internal/probe"
 	"github.com/rlxp/rlxp/internal/runs"
@@ -117,9 +116,16 @@ func runLaunch(ctx context.Context, env *Env, o *launchOptions, args []string) e
 		res.Next = c.res.Next
 		return finishLaunch(env, o, &res, errNegative)
 	}
-	plan, err := buildPlan(c, o)
+	plan, err := launch.Build(launch.Spec{
+		Source:   launch.Source{Adapter: c.adapter, AdapterFile: c.repo.Show(state.Adapter), Experiment: c.exp, RunDir: o.runDir},
+		Root:     c.repo.Root,
+		Contract: c.contract,
+		Seeds:    c.seeds,
+		Grace:    o.grace,
+		FreeGPUs: c.freeGPUs,
+	})
 	if err != nil {
-		return err
+		return runDirUsage(err)
 	}
 	res.Plan, res.Digest = plan, plan.Short()
 	if !o.json {
@@ -158,43 +164,6 @@ func runLaunch(ctx context.Context, env *Env, o *launchOptions, args []string) e
 		"when every run has ended: rlxp score " + plan.Experiment,
 	}
 	return finishLaunch(env, o, &res, nil)
-}
-
-// buildPlan resolves what launch would run for the checked experiment.
-func buildPlan(c *checked, o *launchOptions) (*launch.Plan, error) {
-	ct := c.contract.Contract
-	e := c.exp
-	wall := ct.Budget.MaxRunWallClock.Value()
-	if e.WallClock != "" {
-		wall = e.WallClock.Value()
-	}
-	sections := map[string]any{}
-	for _, name := range contract.Sections() {
-		sections[name] = c.contract.Section(name)
-	}
-	p := &launch.Plan{
-		Experiment: e.ID, ExperimentDigest: e.Digest(), ContractDigest: contract.Digest(sections),
-		Backend: ct.Hardware.Launcher, Root: c.repo.Root,
-		WallClock: contract.Duration(wall.String()), Grace: contract.Duration(o.grace.String()),
-		GPUsPerRun: ct.Hardware.GPUsPerRun, Nodes: ct.Hardware.Nodes,
-		Concurrency: max(ct.Budget.MaxConcurrent, 1),
-	}
-	if p.Backend == runs.Local && p.GPUsPerRun > 0 && len(c.freeGPUs) >= p.GPUsPerRun {
-		// Each concurrent run gets GPUs of its own.
-		p.GPUs = c.freeGPUs
-		p.Concurrency = min(p.Concurrency, len(p.GPUs)/p.GPUsPerRun)
-	}
-	if s := ct.Hardware.Slurm; s != nil && p.Backend == runs.Slurm {
-		p.Slurm = &launch.Slurm{Partition: s.Partition, Account: s.Account, QOS: s.QOS}
-	}
-	for _, seed := range c.seeds {
-		runDir, cmd, err := runCommand(c.repo, c.adapter, "train", e, seed, o.runDir)
-		if err != nil {
-			return nil, err
-		}
-		p.Runs = append(p.Runs, launch.Run{Seed: seed, RunDir: runDir, Command: cmd})
-	}
-	return p, nil
 }
 
 func printPlan(env *Env, p *launch.Plan) {
