@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -46,7 +44,7 @@ EXIT STATUS
   4  another rlxp process holds the lock`,
 		Flags: fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
-			return runContractApprove(env, &o, args)
+			return runContractApprove(ctx, env, &o, args)
 		},
 	}
 }
@@ -56,7 +54,7 @@ type approvedSection struct {
 	contract.Approval
 }
 
-func runContractApprove(env *Env, o *approveOptions, args []string) error {
+func runContractApprove(ctx context.Context, env *Env, o *approveOptions, args []string) error {
 	sections := args
 	switch {
 	case o.all && len(args) > 0:
@@ -97,7 +95,7 @@ func runContractApprove(env *Env, o *approveOptions, args []string) error {
 		if _, err := l.Approve(sections, by, timestamp(env), true); err != nil {
 			return err
 		}
-		sections, err = confirmSections(env, l, sections, by)
+		sections, err = confirmSections(ctx, env, l, sections, by)
 		if err != nil {
 			return err
 		}
@@ -154,22 +152,17 @@ func approvalMode(env *Env, yes bool) (interactive bool, err error) {
 }
 
 // confirmSections shows each section and keeps those the human confirms.
-func confirmSections(env *Env, l *contract.Loaded, sections []string, by string) ([]string, error) {
-	in := bufio.NewReader(env.Stdin)
+func confirmSections(ctx context.Context, env *Env, l *contract.Loaded, sections []string, by string) ([]string, error) {
+	p := newPrompter(env)
 	var keep []string
 	for _, s := range sections {
 		fmt.Fprintf(env.Stdout, "\n%s", sectionText(l, s))
-		fmt.Fprintf(env.Stdout, "Approve section %s as %s? [y/N] ", s, by)
-		line, err := in.ReadString('\n')
-		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("read answer: %w", err)
+		answer, err := p.ask(ctx, fmt.Sprintf("Approve section %s as %s? [y/N] ", s, by))
+		if err != nil {
+			return nil, err
 		}
-		switch strings.ToLower(strings.TrimSpace(line)) {
-		case "y", "yes":
+		if yes(answer) {
 			keep = append(keep, s)
-		}
-		if err == io.EOF {
-			break
 		}
 	}
 	return keep, nil

@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -44,12 +42,12 @@ EXIT STATUS
   4  another rlxp process holds the lock`,
 		Flags: fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
-			return runExperimentApprove(env, &o, args)
+			return runExperimentApprove(ctx, env, &o, args)
 		},
 	}
 }
 
-func runExperimentApprove(env *Env, o *experimentApproveOptions, args []string) error {
+func runExperimentApprove(ctx context.Context, env *Env, o *experimentApproveOptions, args []string) error {
 	if len(args) != 1 {
 		return usagef("approve takes one experiment ID")
 	}
@@ -72,9 +70,11 @@ func runExperimentApprove(env *Env, o *experimentApproveOptions, args []string) 
 			return false, fmt.Errorf("cannot approve %s: %w", e.ID, errors.Join(errs...))
 		}
 		if interactive {
-			fmt.Fprintf(env.Stdout, "%s: %s\nApprove experiment %s as %s? [y/N] ", e.ID, describeExperiment(e), e.ID, by)
-			line, _ := bufio.NewReader(env.Stdin).ReadString('\n')
-			if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+			answer, err := newPrompter(env).ask(ctx, fmt.Sprintf("%s: %s\nApprove experiment %s as %s? [y/N] ", e.ID, describeExperiment(e), e.ID, by))
+			if err != nil {
+				return false, err
+			}
+			if !yes(answer) {
 				fmt.Fprintln(env.Stdout, "nothing approved")
 				return false, nil
 			}

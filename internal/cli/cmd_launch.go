@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -139,9 +138,10 @@ func runLaunch(ctx context.Context, env *Env, o *launchOptions, args []string) e
 	case o.confirm == "" && (!env.StdinTTY || o.json):
 		res.Refusal = fmt.Sprintf("not confirmed: a human reviews the plan above and confirms it, at a terminal or with --confirm %s", plan.Short())
 	case o.confirm == "":
-		fmt.Fprintf(env.Stdout, "Launch this plan? Type its digest (%s) or yes: ", plan.Short())
-		answer, _ := bufio.NewReader(env.Stdin).ReadString('\n')
-		answer = strings.TrimSpace(answer)
+		answer, err := newPrompter(env).ask(ctx, fmt.Sprintf("Launch this plan? Type its digest (%s) or yes: ", plan.Short()))
+		if err != nil {
+			return err
+		}
 		if answer != "yes" && !plan.Confirms(answer) {
 			res.Refusal = "not confirmed at the prompt"
 		}

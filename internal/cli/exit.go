@@ -15,6 +15,8 @@ const (
 	ExitUsage    = 2 // bad command line
 	ExitNegative = 3 // ran, and the answer is no: gate closed, findings
 	ExitLocked   = 4 // another rlxp holds the state lock
+	// ExitInterrupted is ^C at a prompt, as shells report a SIGINT death.
+	ExitInterrupted = 130
 )
 
 const exitCodesHelp = `Every rlxp command exits with one of:
@@ -25,6 +27,7 @@ const exitCodesHelp = `Every rlxp command exits with one of:
   3  negative answer: the command ran and the answer is no
      (gate closed, contract not approved, findings)
   4  locked: another rlxp process holds .rlxp/.lock
+  130  interrupted: ^C at a prompt; nothing was written
 
 Errors are one line on stderr, starting with 'rlxp: ', naming the file,
 line and field where there is one. A command that fails changes nothing.
@@ -55,6 +58,10 @@ func report(env *Env, cmd *Command, err error) int {
 	}
 	if errors.Is(err, errNegative) {
 		return ExitNegative
+	}
+	if errors.Is(err, errInterrupted) {
+		fmt.Fprintf(env.Stderr, "rlxp: %s\n", err)
+		return ExitInterrupted
 	}
 	if errors.Is(err, errBlocked) {
 		return ExitUsage // the hook protocol's block, reason already printed

@@ -80,6 +80,9 @@ func Parse(path string, data []byte) (_ *File, err error) {
 	if f.root == nil {
 		return nil, &Error{Path: path, Line: 1, Msg: "top level must be a mapping of keys to values"}
 	}
+	if err := f.refuseAliases(); err != nil {
+		return nil, err
+	}
 	if err := yaml.NodeToValue(f.root, &f.Value); err != nil {
 		return nil, f.Wrap(err)
 	}
@@ -92,6 +95,40 @@ func Parse(path string, data []byte) (_ *File, err error) {
 	}
 	f.Value = v
 	return f, nil
+}
+
+// refuseAliases rejects anchors, aliases and merge keys before anything
+// expands them: a chain of aliases ("billion laughs") grows exponentially
+// when decoded, and state files never need them.
+func (f *File) refuseAliases() error {
+	var found ast.Node
+	ast.Walk(aliasFinder(func(n ast.Node) bool {
+		if found != nil {
+			return false
+		}
+		switch n.Type() {
+		case ast.AnchorType, ast.AliasType, ast.MergeKeyType:
+			found = n
+			return false
+		}
+		return true
+	}), f.root)
+	if found == nil {
+		return nil
+	}
+	l, c := pos(found)
+	what := map[ast.NodeType]string{ast.AnchorType: "anchor", ast.AliasType: "alias", ast.MergeKeyType: "merge key"}[found.Type()]
+	return &Error{Path: f.Path, Line: l, Col: c, Msg: "YAML " + what + " not allowed in a state file (write the value out)"}
+}
+
+// aliasFinder walks until its function returns false.
+type aliasFinder func(ast.Node) bool
+
+func (v aliasFinder) Visit(n ast.Node) ast.Visitor {
+	if n == nil || !v(n) {
+		return nil
+	}
+	return v
 }
 
 // Decode decodes the document into v, a pointer to a struct with json tags.

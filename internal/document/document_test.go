@@ -1,6 +1,7 @@
 package document
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -66,6 +67,9 @@ func TestParseErrors(t *testing.T) {
 		{"a: 1\n---\nb: 2\n", "f.yaml:3: more than one YAML document"},
 		{"!", "f.yaml:1: top level must be a mapping"},
 		{"\x00\x01\x02", "f.yaml"},
+		{"a: &x 1\nb: *x\n", "f.yaml:1:4: YAML anchor not allowed"},
+		{"a:\n  - {<<: {k: 1}}\n", "f.yaml:2:6: YAML merge key not allowed"},
+		{"a: *x\n", "f.yaml:1:"},
 	}
 	for _, tt := range tests {
 		_, err := Parse("f.yaml", []byte(tt.in))
@@ -92,5 +96,26 @@ func TestErrorString(t *testing.T) {
 		if got := tt.e.Error(); got != tt.want {
 			t.Errorf("Error() = %q, want %q", got, tt.want)
 		}
+	}
+}
+
+// An alias chain expands exponentially when decoded ("billion laughs"); it
+// must be refused before any expansion, whatever its depth.
+func TestParseAliasBomb(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
+	for i := 1; i < 30; i++ {
+		fmt.Fprintf(&b, "a%d: &a%d [", i, i)
+		for j := 0; j < 9; j++ {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "*a%d", i-1)
+		}
+		b.WriteString("]\n")
+	}
+	_, err := Parse("contract.yaml", []byte(b.String()))
+	if err == nil || !strings.HasPrefix(err.Error(), "contract.yaml:1:5: YAML anchor not allowed") {
+		t.Fatalf("Parse(alias bomb) = %v, want the first anchor refused", err)
 	}
 }

@@ -107,7 +107,10 @@ func (a appender) append(lf File, body any, now time.Time) (Entry, error) {
 	}
 	_, statErr := os.Stat(lf.Path)
 	created := errors.Is(statErr, os.ErrNotExist)
-	f, err := os.OpenFile(lf.Path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := state.OpenNoFollow(lf.Path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	if errors.Is(err, state.ErrSymlink) {
+		return Entry{}, fmt.Errorf("append to %s: %s %w", lf.name(), lf.name(), state.ErrSymlink)
+	}
 	if err != nil {
 		return Entry{}, fmt.Errorf("append to %s: %w", lf.name(), err)
 	}

@@ -11,6 +11,9 @@ import (
 // goes to a temporary file in the same directory, is synced, renamed over
 // path, and the directory is synced so the rename itself is durable.
 func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
+	if err := refuseLink(path); err != nil {
+		return fmt.Errorf("write %w", err)
+	}
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {

@@ -32,7 +32,10 @@ type Lock struct{ f *os.File }
 // Lock takes the state lock, waiting up to wait for a holder to finish. When
 // it gives up, the error wraps ErrLocked and names the holder.
 func (r *Repo) Lock(wait time.Duration) (*Lock, error) {
-	f, err := os.OpenFile(r.Path(lockName), os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := OpenNoFollow(r.Path(lockName), os.O_RDWR|os.O_CREATE, 0o644)
+	if errors.Is(err, ErrSymlink) {
+		return nil, fmt.Errorf("lock %s %w", r.Show(lockName), ErrSymlink)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", r.Show(lockName), err)
 	}
