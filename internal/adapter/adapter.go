@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rlxp/rlxp/internal/document"
+	"github.com/rlxp/rlxp/internal/metrics"
 	"github.com/rlxp/rlxp/internal/schema"
 )
 
@@ -42,7 +43,7 @@ func Parse(path string, data []byte) (*Adapter, error) {
 	if err != nil {
 		return nil, err
 	}
-	errs, err := f.Check(schema.Adapter)
+	errs, err := Check(f)
 	if err != nil {
 		return nil, err
 	}
@@ -54,6 +55,32 @@ func Parse(path string, data []byte) (*Adapter, error) {
 		return nil, err
 	}
 	return &a, nil
+}
+
+// Check lists every problem of a parsed adapter.yaml: schema violations,
+// and metric sources in a format rlxp cannot read (found here rather than
+// at scoring time).
+func Check(f *document.File) ([]*document.Error, error) {
+	errs, err := f.Check(schema.Adapter)
+	if err != nil || len(errs) > 0 {
+		return errs, err
+	}
+	var a Adapter
+	if err := f.Decode(&a); err != nil {
+		return nil, err
+	}
+	for _, name := range a.SourceNames() {
+		format := a.Metrics.Sources[name].Format
+		if format == "" {
+			continue // detected from the file
+		}
+		if _, err := metrics.ParseFormat(format); err != nil {
+			field := []string{"metrics", "sources", name, "format"}
+			l, c := f.Pos(field)
+			errs = append(errs, &document.Error{Path: f.Path, Line: l, Col: c, Field: strings.Join(field, "."), Msg: err.Error()})
+		}
+	}
+	return errs, nil
 }
 
 // SourceNames lists the declared sources, sorted.

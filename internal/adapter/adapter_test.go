@@ -31,6 +31,10 @@ func TestParse(t *testing.T) {
 	if _, err := Parse("a.yaml", []byte("schema: rlxp.adapter/v1\nmetrics:\n  sources:\n    eval: {format: jsonl}\n")); err == nil || !strings.Contains(err.Error(), "a.yaml:4:") {
 		t.Errorf("missing path: %v", err)
 	}
+	_, err = Parse("a.yaml", []byte("schema: rlxp.adapter/v1\nmetrics:\n  sources:\n    eval:\n      path: p.parquet\n      format: parquet\n"))
+	if err == nil || !strings.HasPrefix(err.Error(), `a.yaml:6:7: metrics.sources.eval.format: unknown format "parquet" (formats: json, jsonl,`) {
+		t.Errorf("unknown format: %v", err)
+	}
 }
 
 func TestParams(t *testing.T) {

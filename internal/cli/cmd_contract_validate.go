@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rlxp/rlxp/internal/adapter"
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/document"
-	"github.com/rlxp/rlxp/internal/schema"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
@@ -134,7 +134,7 @@ func checkAdapter(r *state.Repo) ([]contract.Finding, map[string]bool, error) {
 		}
 		return nil, nil, err
 	}
-	errs, err := f.Check(schema.Adapter)
+	errs, err := adapter.Check(f)
 	if err != nil {
 		return nil, nil, err
 	}
