@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 BIN      = plugins/rl-experiment-assistant/bin/rlxp
 LDFLAGS  = -s -w -X main.version=$(VERSION)
 
-.PHONY: build demo test test-go test-python test-update check-artifacts fuzz bench bench-score bench-guard bench-audit lint clean slurm-up slurm-down slurm-status
+.PHONY: build demo test test-go test-python test-update check-artifacts fuzz bench bench-score bench-guard bench-audit bench-audit-accuracy lint clean slurm-up slurm-down slurm-status
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/rlxp
@@ -54,6 +54,14 @@ bench-guard: build
 bench-audit: build
 	@test -n "$(AUDIT_REPO)" || { echo "set AUDIT_REPO to a large repository" >&2; exit 2; }
 	bash scripts/bench-audit.sh $(BIN) $(AUDIT_REPO)
+
+# The audit's accuracy against hand-checked facts about public repositories
+# (bench/audit-accuracy/facts.yaml). AUDIT_REPOS: a directory of checkouts,
+# made by scripts/bench-audit-fetch.sh AUDIT_REPOS [MIRRORS].
+AUDIT_REPOS ?= $(or $(TMPDIR),/tmp)/rlxp-audit-repos
+bench-audit-accuracy:
+	@if [ ! -d "$(AUDIT_REPOS)" ]; then echo "bench-audit-accuracy: skipped: no checkouts in $(AUDIT_REPOS) (run: bash scripts/bench-audit-fetch.sh $(AUDIT_REPOS))"; \
+	else $(GO) run ./bench/audit-accuracy -facts bench/audit-accuracy/facts.yaml -repos $(AUDIT_REPOS); fi
 
 lint:
 	$(GO) vet ./...

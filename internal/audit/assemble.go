@@ -998,61 +998,63 @@ func (a *assembler) config() {
 }
 
 // loggingImports maps modules to the logging backends they are.
-var loggingImports = []struct{ mod, name string }{
-	{"torch.utils.tensorboard", "TensorBoard"}, {"tensorboardX", "TensorBoard"}, {"tensorboard", "TensorBoard"},
-	{"wandb", "Weights & Biases"}, {"mlflow", "MLflow"}, {"swanlab", "SwanLab"}, {"clearml", "ClearML"},
-	{"neptune", "Neptune"}, {"comet_ml", "Comet"}, {"aim", "Aim"}, {"trackio", "Trackio"}, {"dvclive", "DVCLive"},
+var loggingImports = []struct{ mod, id string }{
+	{"torch.utils.tensorboard", "tensorboard"}, {"tensorboardX", "tensorboard"}, {"tensorboard", "tensorboard"},
+	{"wandb", "wandb"}, {"mlflow", "mlflow"}, {"swanlab", "swanlab"}, {"clearml", "clearml"},
+	{"neptune", "neptune"}, {"comet_ml", "comet"}, {"aim", "aim"}, {"trackio", "trackio"}, {"dvclive", "dvclive"},
 }
 
-// backendNames names the backends facts record.
-func backendName(b string) string {
-	switch b {
-	case "tensorboard":
-		return "TensorBoard"
-	case "wandb":
-		return "Weights & Biases"
-	case "mlflow":
-		return "MLflow"
-	case "csv":
-		return "CSV files"
-	case "jsonl", "file":
-		return "JSONL files"
-	case "json":
-		return "JSON files"
-	case "sb3":
-		return "Stable-Baselines3 logger"
-	case "tracking":
-		return "verl Tracking"
-	case "console":
-		return "console lines"
-	case "swanlab":
-		return "SwanLab"
-	case "clearml":
-		return "ClearML"
-	case "trackio":
-		return "Trackio"
+// backendNames names the backends facts record, by id.
+var backendNames = map[string]string{
+	"tensorboard": "TensorBoard", "wandb": "Weights & Biases", "mlflow": "MLflow", "csv": "CSV files",
+	"jsonl": "JSONL files", "json": "JSON files", "sb3": "Stable-Baselines3 logger", "tracking": "verl Tracking",
+	"console": "console lines", "swanlab": "SwanLab", "clearml": "ClearML", "trackio": "Trackio",
+	"neptune": "Neptune", "comet": "Comet", "aim": "Aim", "dvclive": "DVCLive", "tsv": "tab-separated text files",
+}
+
+// backendID is the id of a backend as facts and configs spell it.
+func backendID(b string) string {
+	switch b = strings.ToLower(b); b {
+	case "file":
+		return "jsonl"
+	case "tb", "tensorboardx":
+		return "tensorboard"
+	case "mflow":
+		return "mlflow"
 	}
 	return b
 }
 
+func backendName(id string) string {
+	if n, ok := backendNames[id]; ok {
+		return n
+	}
+	return id
+}
+
 func (a *assembler) logging() {
 	c := newCollector()
+	add := func(id string, conf Confidence, e Evidence) {
+		name := backendName(id)
+		c.kind[name] = id
+		c.add(name, conf, e)
+	}
 	for _, f := range a.files {
 		for _, h := range f.hits {
 			switch h.cat {
 			case catImport:
 				for _, l := range loggingImports {
 					if moduleMatch(h.name, []string{l.mod}) {
-						c.add(l.name, Medium, ev(f, h.line, h.text))
+						add(l.id, Medium, ev(f, h.line, h.text))
 						break
 					}
 				}
 			case catBackend:
-				c.add(backendName(h.name), h.conf, ev(f, h.line, h.text))
+				add(backendID(h.name), h.conf, ev(f, h.line, h.text))
 			case catHydra:
 				if strings.HasSuffix(h.name, "logger") {
 					for _, b := range strings.FieldsFunc(h.detail, func(r rune) bool { return strings.ContainsRune("[]'\", ", r) }) {
-						c.add(backendName(b), High, ev(f, h.line, h.text))
+						add(backendID(b), High, ev(f, h.line, h.text))
 					}
 				}
 			}

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Fetch the repositories of the audit's accuracy benchmark into DIR, one
+# work tree per repository at the commit bench/audit-accuracy/facts.yaml
+# pins, named as there. A repository already in DIR is left as it is.
+#
+#   bash scripts/bench-audit-fetch.sh DIR [MIRRORS]
+#
+# MIRRORS, when given, is a directory of bare git directories named
+# OWNER+NAME/repo (or OWNER+NAME) to export from instead of cloning; a
+# blob missing from a partial clone is left out. Without it each
+# repository is cloned from its URL (blobless) and checked out at its
+# commit. A repository that cannot be had is skipped with a message.
+set -euo pipefail
+[[ $# -ge 1 ]] || { echo "usage: bash scripts/bench-audit-fetch.sh DIR [MIRRORS]" >&2; exit 2; }
+dir=$1
+mirrors=${2:-}
+facts=$(dirname "$0")/../bench/audit-accuracy/facts.yaml
+mkdir -p "$dir"
+
+# name url commit, one repository a line.
+list=$(awk '
+  /^  - name:/ { name=$3 }
+  /^    url:/ { url=$2 }
+  /^    commit:/ { print name, url, $2 }' "$facts")
+
+export_tree() { # GITDIR COMMIT OUT
+  git --git-dir="$1" ls-tree -r -z "$2" | python3 -c '
+import os, subprocess, sys
+gitdir, out = sys.argv[1], sys.argv[2]
+cat = subprocess.Popen(["git", "--git-dir", gitdir, "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+for entry in sys.stdin.buffer.read().split(b"\0"):
+    if not entry:
+        continue
+    meta, path = entry.split(b"\t", 1)
+    mode, kind, sha = meta.split()
+    if kind != b"blob" or mode == b"120000":
+        continue
+    cat.stdin.write(sha + b"\n"); cat.stdin.flush()
+    header = cat.stdout.readline()
+    if header.endswith(b"missing\n"):
+        continue
+    data = cat.stdout.read(int(header.split()[2])); cat.stdout.read(1)
+    p = os.path.join(out.encode(), path)
+    os.makedirs(os.path.dirname(p), exist_ok=True)
+    with open(p, "wb") as f:
+        f.write(data)
+' "$1" "$3"
+}
+
+while read -r name url commit; do
+  out=$dir/$name
+  if [[ -d $out ]]; then
+    echo "have $name"
+    continue
+  fi
+  slug=${url#https://github.com/}
+  gitdir=
+  if [[ -n $mirrors ]]; then
+    for g in "$mirrors/${slug/\//+}/repo" "$mirrors/${slug/\//+}"; do
+      [[ -f $g/HEAD ]] && { gitdir=$g; break; }
+    done
+  fi
+  tmp=$(mktemp -d "$dir/.fetch.XXXXXX")
+  if [[ -z $gitdir ]]; then
+    if ! git clone -q --bare --filter=blob:none "$url" "$tmp/git" 2>/dev/null; then
+      echo "skip $name: cannot clone $url" >&2
+      rm -rf "$tmp"
+      continue
+    fi
+    gitdir=$tmp/git
+  fi
+  if ! git --git-dir="$gitdir" cat-file -e "$commit^{commit}" 2>/dev/null; then
+    echo "skip $name: commit $commit not in $gitdir" >&2
+    rm -rf "$tmp"
+    continue
+  fi
+  mkdir "$tmp/tree"
+  export_tree "$gitdir" "$commit" "$tmp/tree"
+  mv "$tmp/tree" "$out"
+  rm -rf "$tmp"
+  echo "got  $name at $commit"
+done <<<"$list"
