@@ -10,10 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rlxp/rlxp/internal/dashboard"
-	"github.com/rlxp/rlxp/internal/ledger"
-	"github.com/rlxp/rlxp/internal/plot"
 	rlxpreport "github.com/rlxp/rlxp/internal/report"
-	"github.com/rlxp/rlxp/internal/runs"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
@@ -127,13 +124,16 @@ func runReport(ctx context.Context, env *Env, o *reportOptions, args []string) e
 	if err != nil {
 		return err
 	}
-	rep, err := buildReport(env, r)
+	rep, warnings, err := rlxpreport.Load(r)
 	if err != nil {
 		return err
 	}
+	for _, w := range warnings {
+		warnf(env, "%s", w)
+	}
 	var charts map[string][]byte
 	if o.plots {
-		if rep.Plots, charts, err = drawPlots(ctx, env, r); err != nil {
+		if rep.Plots, charts, err = dashboard.Plots(ctx, dashboard.NewRepo(r, env.Now)); err != nil {
 			return err
 		}
 	}
@@ -196,66 +196,4 @@ func runReport(ctx context.Context, env *Env, o *reportOptions, args []string) e
 		return errNegative
 	}
 	return nil
-}
-
-// reportPoints is how many points per run a report chart draws, as many as
-// the dashboard's.
-const reportPoints = dashboard.DefaultPoints
-
-// drawPlots draws the primary metric's and each guardrail's chart, keyed by
-// file name relative to report.md.
-func drawPlots(ctx context.Context, env *Env, r *state.Repo) ([]rlxpreport.Plot, map[string][]byte, error) {
-	b := &dashBackend{env: env, r: r}
-	// Refuse a broken adapter.yaml or run.json here rather than draw
-	// empty charts.
-	if _, _, err := b.runs(); err != nil {
-		return nil, nil, err
-	}
-	cs, err := b.Charts(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	plots := []rlxpreport.Plot{}
-	charts := map[string][]byte{}
-	for _, t := range cs.Tags {
-		svg, err := dashboard.Draw(ctx, b, cs, t, reportPoints)
-		if err != nil {
-			return nil, nil, err
-		}
-		p := rlxpreport.Plot{Metric: t.Tag, File: "plots/" + plot.FileName(t.Tag)}
-		plots = append(plots, p)
-		charts[p.File] = svg
-	}
-	return plots, charts, nil
-}
-
-// buildReport reads the state a report shows. Runs are taken from their
-// records as written, without asking a scheduler, so that the report
-// depends on the files alone.
-func buildReport(env *Env, r *state.Repo) (*rlxpreport.Report, error) {
-	c, err := loadContract(r)
-	if err != nil {
-		return nil, err
-	}
-	set, err := loadExperiments(r)
-	if err != nil {
-		return nil, err
-	}
-	data, err := r.Read(state.Ledger)
-	if err != nil {
-		return nil, err
-	}
-	entries, check := ledger.Load(r.Show(state.Ledger), data)
-	if check.Problem != nil {
-		warnf(env, "%s; the report shows the %d entries before it (run 'rlxp ledger verify')", check.Problem, len(entries))
-	}
-	recs, err := runs.List(r.Path(state.Runs))
-	if err != nil {
-		return nil, err
-	}
-	rep, err := rlxpreport.Build(rlxpreport.Input{Contract: c, Experiments: set, Ledger: entries, LedgerCheck: check, Runs: recs})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", r.Show(state.Runs), err)
-	}
-	return rep, nil
 }
