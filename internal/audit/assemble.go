@@ -162,9 +162,19 @@ func (a *assembler) frameworks() {
 		score int
 		ev    []Evidence
 	}
+	// A library only imported (a hub client loading models, a dataset
+	// package listing it among its extras) is not the framework a
+	// repository trains with: a framework needs a file that imports it
+	// and trains or runs as a program, a runner of its module, or a code
+	// signal of its own. A custom loop needs something that trains.
+	trainsAny := false
+	for _, f := range a.files {
+		trainsAny = trainsAny || f.has(catTrains, "") && !isTestPath(f.path)
+	}
 	var ms []match
 	for i, p := range a.profiles {
 		m := match{idx: i}
+		used := false
 		add := func(c Confidence, e Evidence) {
 			m.score += rank(c)
 			if rank(c) > rank(m.conf) {
@@ -177,17 +187,23 @@ func (a *assembler) frameworks() {
 				switch {
 				case h.cat == catImport && moduleMatch(h.name, p.Detect.Imports):
 					add(High, ev(f, h.line, h.text))
+					used = used || f.has(catTrains, "") || f.has(catMain, "")
 				case h.cat == catDep && depMatch(h.name, p.Detect.Packages):
 					add(High, ev(f, h.line, h.text))
 				case h.cat == catSignal && h.name == strconv.Itoa(i):
 					add(h.conf, ev(f, h.line, h.text))
+					used = used || p.Generic && trainsAny || !p.Generic && rank(h.conf) >= rank(Medium)
 				}
 			}
 			for _, c := range f.commands {
 				if _, mod, _ := pyTarget(c.argv); mod != "" && moduleMatch(mod, p.Detect.Modules) {
 					add(High, ev(f, c.line, c.text))
+					used = true
 				}
 			}
+		}
+		if !used {
+			continue
 		}
 		for _, g := range p.Detect.Paths {
 			for _, pth := range a.paths {

@@ -145,6 +145,10 @@ type walker struct {
 	wg     sync.WaitGroup
 	mu     sync.Mutex
 	out    *listing
+	// rootManifest: the repository root is a Python project of its own
+	// (setup.py, pyproject.toml or setup.cfg); set before any
+	// subdirectory is read.
+	rootManifest bool
 }
 
 // maxSkippedDirs bounds the skipped directories listed; the counts keep
@@ -244,7 +248,9 @@ func (w *walker) read(dir string, stack []ignoreFile, res *dirResult) ([]string,
 		res.skipped[skipUnread]++
 		return nil, nil, false
 	}
-	if dir != "" {
+	if dir == "" {
+		w.rootManifest = hasManifest(entries)
+	} else {
 		if reason := w.vendored(dir, entries); reason != "" {
 			res.skipDirectory(dir, reason)
 			return nil, nil, false
@@ -305,9 +311,13 @@ func (w *walker) read(dir string, stack []ignoreFile, res *dirResult) ([]string,
 }
 
 // vendored says why a directory is someone else's code: another
-// repository (a submodule), a virtualenv, or a copy of a known library
-// (its package directory below the top level, or a project directory
-// holding one).
+// repository (a submodule), a virtualenv, a copy of a known library (its
+// package directory below the top level, or a project directory holding
+// one), or a project of its own: a "<name>-<version>" directory, one
+// with its own licence, one with its own manifest next to the root's,
+// or one with its own requirements that is not a Python package of the
+// repository (tutorials and examples installed apart). Its evidence must
+// not decide the repository's framework, entry points or tags.
 func (w *walker) vendored(dir string, entries []fs.DirEntry) string {
 	has := func(name string) bool {
 		i := sort.Search(len(entries), func(i int) bool { return entries[i].Name() >= name })
@@ -323,14 +333,71 @@ func (w *walker) vendored(dir string, entries []fs.DirEntry) string {
 	if has("__init__.py") && w.vendor[base] && strings.Contains(dir, "/") {
 		return "vendored copy of " + base
 	}
-	if has("setup.py") || has("pyproject.toml") {
+	manifest := hasManifest(entries)
+	if manifest {
 		for _, e := range entries {
 			if e.IsDir() && w.vendor[e.Name()] {
 				return "vendored copy of " + e.Name()
 			}
 		}
 	}
+	if versionedName(base) {
+		return "project of its own (" + base + ")"
+	}
+	pkg := has("__init__.py")
+	for _, e := range entries {
+		n := strings.ToLower(e.Name())
+		switch {
+		case e.IsDir():
+		case !pkg && (strings.HasPrefix(n, "license") || strings.HasPrefix(n, "copying")):
+			return "project of its own (" + e.Name() + ")"
+		case manifest && w.rootManifest && (n == "setup.py" || n == "pyproject.toml" || n == "setup.cfg"):
+			return "project of its own (" + e.Name() + ")"
+		case !pkg && !docsDir(dir) && strings.HasPrefix(n, "requirements") && strings.HasSuffix(n, ".txt"):
+			return "project of its own (" + e.Name() + ")"
+		}
+	}
 	return ""
+}
+
+// hasManifest reports a Python project's manifest among the entries.
+func hasManifest(entries []fs.DirEntry) bool {
+	for _, e := range entries {
+		switch e.Name() {
+		case "setup.py", "pyproject.toml", "setup.cfg":
+			return !e.IsDir()
+		}
+	}
+	return false
+}
+
+// docsDir reports documentation, whose requirements build the docs.
+func docsDir(dir string) bool {
+	switch path.Base(dir) {
+	case "docs", "doc", "documentation":
+		return true
+	}
+	return false
+}
+
+// versionedName reports a "<name>-<version>" directory (gym-0.21.0,
+// mujoco-py-2.1): an unpacked release of someone's project.
+func versionedName(name string) bool {
+	i := strings.LastIndexByte(name, '-')
+	if i <= 0 || i == len(name)-1 {
+		return false
+	}
+	v := strings.TrimPrefix(name[i+1:], "v")
+	dots := 0
+	for j := 0; j < len(v); j++ {
+		switch c := v[j]; {
+		case c == '.':
+			dots++
+		case c < '0' || c > '9':
+			return false
+		}
+	}
+	return dots > 0 && v[0] != '.' && isAlpha(name[0])
 }
 
 func extOf(name string) string {

@@ -16,7 +16,7 @@ import (
 func TestSkipped(t *testing.T) {
 	dir := t.TempDir()
 	for name, data := range map[string]string{
-		"train.py":                             "import gymnasium\nenv.step(a)\nenv.reset()\n",
+		"train.py":                             "import gymnasium\nenv.step(a)\nenv.reset()\nloss.backward()\n",
 		".gitignore":                           "logs/\n*.tmp\n",
 		"logs/old.py":                          "from stable_baselines3 import PPO\n",
 		"x.tmp":                                "",
@@ -116,5 +116,67 @@ seed: 1
 		"env.num_envs=4096 ppo.yaml:8", "env.headless=true ppo.yaml:9", "seed=1 ppo.yaml:10"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestProjectsOfTheirOwn: directories that are projects of their own are
+// skipped with their reason, and what they import decides nothing; the
+// repository's own packages, docs and tools are read.
+func TestProjectsOfTheirOwn(t *testing.T) {
+	dir := t.TempDir()
+	for name, data := range map[string]string{
+		"pyproject.toml":                      "[project]\nname = \"imaging\"\ndependencies = [\"numpy\"]\n",
+		"imaging/__init__.py":                 "",
+		"imaging/LICENSE":                     "MIT\n",
+		"imaging/filters.py":                  "import numpy\n",
+		"docs/requirements.txt":               "sphinx\n",
+		"docs/conf.py":                        "project = 'imaging'\n",
+		"third/gym-0.21.0/gym/core.py":        "import gym\nenv.step(a)\nloss.backward()\n",
+		"copied/agent/LICENSE":                "Apache\n",
+		"copied/agent/train.py":               "from stable_baselines3 import PPO\nPPO('MlpPolicy', env).learn(total_timesteps=10)\n",
+		"tools/rl_helper/setup.py":            "from setuptools import setup\nsetup(install_requires=['trl'])\n",
+		"tools/rl_helper/grpo.py":             "from trl import GRPOTrainer\ntrainer.train()\n",
+		"tutorials/sb3/requirements.txt":      "stable-baselines3\n",
+		"tutorials/sb3/train.py":              "import stable_baselines3\nmodel.learn(total_timesteps=1)\n",
+		"hub/push.py":                        "import stable_baselines3\ndef push(model):\n    model.save('x')\n",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := Run(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, d := range r.Files.SkippedDirs {
+		dirs = append(dirs, d.Path+" "+d.Reason)
+	}
+	want := []string{
+		"copied/agent/ project of its own (LICENSE)",
+		"third/gym-0.21.0/ project of its own (gym-0.21.0)",
+		"tools/rl_helper/ project of its own (setup.py)",
+		"tutorials/sb3/ project of its own (requirements.txt)",
+	}
+	if diff := cmp.Diff(want, dirs); diff != "" {
+		t.Errorf("skipped directories (-want +got):\n%s", diff)
+	}
+	if !r.Unknown() {
+		t.Errorf("frameworks %+v: want none (the repository imports stable_baselines3 but trains nothing)", r.Frameworks)
+	}
+}
+
+func TestVersionedName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"gym-0.21.0": true, "mujoco-py-2.1.2": true, "rsl_rl-v1.0.2": true,
+		"gym": false, "v1.0": false, "py-3": false, "-1.0": false, "foo-": false, "foo-1.x": false,
+	} {
+		if got := versionedName(name); got != want {
+			t.Errorf("versionedName(%q) = %v, want %v", name, got, want)
+		}
 	}
 }
