@@ -125,20 +125,20 @@ seed: 1
 func TestProjectsOfTheirOwn(t *testing.T) {
 	dir := t.TempDir()
 	for name, data := range map[string]string{
-		"pyproject.toml":                      "[project]\nname = \"imaging\"\ndependencies = [\"numpy\"]\n",
-		"imaging/__init__.py":                 "",
-		"imaging/LICENSE":                     "MIT\n",
-		"imaging/filters.py":                  "import numpy\n",
-		"docs/requirements.txt":               "sphinx\n",
-		"docs/conf.py":                        "project = 'imaging'\n",
-		"third/gym-0.21.0/gym/core.py":        "import gym\nenv.step(a)\nloss.backward()\n",
-		"copied/agent/LICENSE":                "Apache\n",
-		"copied/agent/train.py":               "from stable_baselines3 import PPO\nPPO('MlpPolicy', env).learn(total_timesteps=10)\n",
-		"tools/rl_helper/setup.py":            "from setuptools import setup\nsetup(install_requires=['trl'])\n",
-		"tools/rl_helper/grpo.py":             "from trl import GRPOTrainer\ntrainer.train()\n",
-		"tutorials/sb3/requirements.txt":      "stable-baselines3\n",
-		"tutorials/sb3/train.py":              "import stable_baselines3\nmodel.learn(total_timesteps=1)\n",
-		"hub/push.py":                        "import stable_baselines3\ndef push(model):\n    model.save('x')\n",
+		"pyproject.toml":                 "[project]\nname = \"imaging\"\ndependencies = [\"numpy\"]\n",
+		"imaging/__init__.py":            "",
+		"imaging/LICENSE":                "MIT\n",
+		"imaging/filters.py":             "import numpy\n",
+		"docs/requirements.txt":          "sphinx\n",
+		"docs/conf.py":                   "project = 'imaging'\n",
+		"third/gym-0.21.0/gym/core.py":   "import gym\nenv.step(a)\nloss.backward()\n",
+		"copied/agent/LICENSE":           "Apache\n",
+		"copied/agent/train.py":          "from stable_baselines3 import PPO\nPPO('MlpPolicy', env).learn(total_timesteps=10)\n",
+		"tools/rl_helper/setup.py":       "from setuptools import setup\nsetup(install_requires=['trl'])\n",
+		"tools/rl_helper/grpo.py":        "from trl import GRPOTrainer\ntrainer.train()\n",
+		"tutorials/sb3/requirements.txt": "stable-baselines3\n",
+		"tutorials/sb3/train.py":         "import stable_baselines3\nmodel.learn(total_timesteps=1)\n",
+		"hub/push.py":                    "import stable_baselines3\ndef push(model):\n    model.save('x')\n",
 	} {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
