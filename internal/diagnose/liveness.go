@@ -130,13 +130,14 @@ func localRun(h probe.Host, rec runs.Record) Liveness {
 		l.State, l.Alive, l.Known = Running, true, true
 	case leader == unsure || supervisor == unsure:
 		l.State, l.Detail = Unknown, "the process table could not be read"
+	case supervisor == present && rec.PID == 0:
+		// The supervisor names itself in every record of its job before it
+		// starts any, and records a pid when it starts one.
+		l.State, l.Detail, l.Known = Pending, "queued", true
 	case supervisor == present:
 		// The supervisor records the end right after the run exits.
 		l.State, l.Alive, l.Known = Running, true, true
 		l.Detail = "ending: its supervisor has not recorded the end yet"
-		if rec.PID == 0 {
-			l.Detail = "starting: its supervisor has not recorded a pid yet"
-		}
 	default:
 		l.State, l.Known = Lost, true
 		l.Detail = "no end recorded and nothing of it is alive"

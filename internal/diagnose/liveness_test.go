@@ -106,8 +106,8 @@ func TestCheckLocal(t *testing.T) {
 		{"ending", fakeProc{}.proc(9, "rlxp", "S", 499), nil,
 			Liveness{State: Running, Detail: "ending: its supervisor has not recorded the end yet", Alive: true, Known: true, Evidence: []string{
 				"process group leader pid 10 is not running", "supervisor pid 9 is alive (no start time recorded, so a reused pid is not ruled out)"}}},
-		{"starting", fakeProc{}.proc(9, "rlxp", "S", 499), func(r *runs.Record) { r.PID, r.StartTicks = 0, 0 },
-			Liveness{State: Running, Detail: "starting: its supervisor has not recorded a pid yet", Alive: true, Known: true, Evidence: []string{
+		{"queued under its supervisor", fakeProc{}.proc(9, "rlxp", "S", 499), func(r *runs.Record) { r.PID, r.StartTicks = 0, 0 },
+			Liveness{State: Pending, Detail: "queued", Known: true, Evidence: []string{
 				"supervisor pid 9 is alive (no start time recorded, so a reused pid is not ruled out)"}}},
 		{"no start time", fakeProc{}.proc(10, "python3", "S", 123), func(r *runs.Record) { r.StartTicks, r.Supervisor = 0, 0 },
 			Liveness{State: Running, Alive: true, Known: true, Evidence: []string{"process group leader pid 10 is alive (no start time recorded, so a reused pid is not ruled out)"}}},

@@ -1,12 +1,19 @@
 package launch
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -19,14 +26,16 @@ import (
 // and the shell that launched it.
 func detach(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} }
 
-// Supervise runs a job read from in: every run in its own process group,
-// output to its log, at most the plan's concurrency at once. It reports each
-// run of the first wave on handshake ("started ID PID") and then closes it,
-// so the launching process can return. A run still going when its
-// wall-clock allowance is spent gets TERM, then KILL after the grace, and
-// its record says so. When ctx ends (the supervisor was told to stop), the
-// running runs are stopped the same way and the queued ones never start.
-// Messages that fit no record go to stderr.
+// Supervise runs a job read from in. It is the subreaper of everything
+// its runs start and hands each run to a shepherd of its own (Shepherd, in
+// a child process): at most the plan's concurrency at once, output to the
+// run's log. It reports each run of the first wave on handshake ("started
+// ID PID") and then closes it, so the launching process can return. A run
+// still going when its wall-clock allowance is spent is stopped by its
+// shepherd, TERM then KILL after the grace, every process it started
+// included, and its record says so. When ctx ends (the supervisor was told
+// to stop), the running runs are stopped the same way and the queued ones
+// never start. Messages that fit no record go to stderr.
 func Supervise(ctx context.Context, in io.Reader, handshake io.WriteCloser, stderr io.Writer, now func() time.Time) error {
 	var once sync.Once
 	release := func() { once.Do(func() { handshake.Close() }) }
@@ -39,13 +48,14 @@ func Supervise(ctx context.Context, in io.Reader, handshake io.WriteCloser, stde
 	if err != nil {
 		return fail(err)
 	}
-	p := job.Plan
-	recs := make([]runs.Record, len(job.IDs))
-	for i, id := range job.IDs {
-		if recs[i], err = runs.Read(runs.Path(job.RunsDir, id)); err != nil {
-			return fail(err)
-		}
+	if err := becomeSubreaper(); err != nil {
+		return fail(err)
 	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fail(fmt.Errorf("find the rlxp binary for the shepherds: %w", err))
+	}
+	p := job.Plan
 	host, _ := os.Hostname()
 	self := os.Getpid()
 	selfTicks, _ := probe.StartTicks(probe.System(), self)
@@ -54,6 +64,19 @@ func Supervise(ctx context.Context, in io.Reader, handshake io.WriteCloser, stde
 			fmt.Fprintln(stderr, err)
 		}
 	}
+	recs := make([]runs.Record, len(job.IDs))
+	for i, id := range job.IDs {
+		if recs[i], err = runs.Read(runs.Path(job.RunsDir, id)); err != nil {
+			return fail(err)
+		}
+		// Every record names its supervisor from now on: a run queued
+		// behind one that died is found by the next command that looks.
+		recs[i].Host, recs[i].Supervisor, recs[i].SupervisorTicks = host, self, selfTicks
+		save(recs[i])
+	}
+	sv := &supervisor{exe: exe, stderr: stderr, live: map[int]bool{}}
+	stopReaping := sv.reap()
+	defer stopReaping()
 
 	groups := gpuGroups(p)
 	slots := make(chan []string, len(groups))
@@ -82,9 +105,8 @@ func Supervise(ctx context.Context, in io.Reader, handshake io.WriteCloser, stde
 			break
 		}
 		rec := &recs[i]
-		rec.Host, rec.Supervisor, rec.SupervisorTicks = host, self, selfTicks
 		rec.StartedAt = now().UTC().Format(time.RFC3339)
-		cmd, err := startRun(p, job.RunsDir, rec, i, gpus)
+		sh, err := sv.start(p, job.RunsDir, rec, i, gpus)
 		if err != nil {
 			rec.EndedAt, rec.Note = rec.StartedAt, err.Error()
 			fmt.Fprintf(handshake, "failed %s: %v\n", rec.ID, err)
@@ -92,15 +114,12 @@ func Supervise(ctx context.Context, in io.Reader, handshake io.WriteCloser, stde
 			slots <- gpus
 			continue
 		}
-		rec.PID = cmd.Process.Pid
-		// Recorded so that a recycled pid is never taken for the run.
-		rec.StartTicks, _ = probe.StartTicks(probe.System(), rec.PID)
 		save(*rec)
 		fmt.Fprintf(handshake, "started %s %d\n", rec.ID, rec.PID)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			watch(ctx, p, rec, cmd, now)
+			sv.watch(ctx, p, rec, sh, now)
 			save(*rec)
 			slots <- gpus
 		}()
@@ -108,6 +127,184 @@ func Supervise(ctx context.Context, in io.Reader, handshake io.WriteCloser, stde
 	release()
 	wg.Wait()
 	return nil
+}
+
+// A supervisor holds what its runs share: the binary its shepherds run and
+// the shepherds alive.
+type supervisor struct {
+	exe    string
+	stderr io.Writer
+	mu     sync.Mutex
+	live   map[int]bool // shepherd pids
+}
+
+// reap collects every child that exits — shepherds and the orphans of a
+// shepherd that was killed — until the returned function is called.
+func (sv *supervisor) reap() func() {
+	chld := make(chan os.Signal, 16)
+	signal.Notify(chld, syscall.SIGCHLD)
+	done := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			var none *syscall.WaitStatus
+			reapAll(0, &none)
+			select {
+			case <-chld:
+			case <-tick.C:
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(chld)
+		close(done)
+	}
+}
+
+// A shepherdProc is a running shepherd, its report pipe and the pipe
+// whose end tells it the supervisor died.
+type shepherdProc struct {
+	pid   int
+	lines <-chan string
+	life  *os.File
+}
+
+// start hands run i to a new shepherd and waits for it to start the run.
+func (sv *supervisor) start(p *Plan, runsDir string, rec *runs.Record, i int, gpus []string) (*shepherdProc, error) {
+	in, err := json.Marshal(shepherdJob{
+		ID: rec.ID, RunsDir: runsDir, Log: filepath.Join(p.Root, rec.Log), Command: rec.Command,
+		Dir: p.Root, Env: append(os.Environ(), p.Env(rec.ID, i, gpus)...), Grace: p.Grace.Value(),
+		Supervisor: os.Getpid(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("encode run %s: %w", rec.ID, err)
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("shepherd pipe: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, fmt.Errorf("shepherd pipe: %w", err)
+	}
+	cmd := &exec.Cmd{Path: sv.exe, Args: []string{"rlxp", "supervise", "--run"}, Dir: p.Root, Stdin: inR, Stdout: outW}
+	if f, ok := sv.stderr.(*os.File); ok {
+		cmd.Stderr = f
+	}
+	sv.mu.Lock()
+	err = cmd.Start()
+	if err == nil {
+		sv.live[cmd.Process.Pid] = true
+	}
+	sv.mu.Unlock()
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, fmt.Errorf("start a shepherd for %s: %w", rec.ID, err)
+	}
+	// inW stays open while the shepherd runs: its end is the
+	// supervisor's death.
+	_, _ = inW.Write(in)
+	lines := make(chan string, 4)
+	go func() {
+		defer outR.Close()
+		sc := bufio.NewScanner(outR)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	sh := &shepherdProc{pid: cmd.Process.Pid, lines: lines, life: inW}
+	first, ok := <-lines
+	kind, rest, _ := strings.Cut(first, " ")
+	if !ok || kind != "started" {
+		sv.gone(sh.pid)
+		inW.Close()
+		if kind == "error" {
+			return nil, errors.New(rest)
+		}
+		return nil, fmt.Errorf("the shepherd of %s exited before starting it", rec.ID)
+	}
+	pid, ticks, _ := strings.Cut(rest, " ")
+	rec.PID, _ = strconv.Atoi(pid)
+	// Recorded so that a recycled pid is never taken for the run.
+	rec.StartTicks, _ = strconv.ParseUint(ticks, 10, 64)
+	return sh, nil
+}
+
+func (sv *supervisor) gone(pid int) {
+	sv.mu.Lock()
+	delete(sv.live, pid)
+	sv.mu.Unlock()
+}
+
+// watch waits for a run's shepherd to report its end, telling it to stop
+// the run when its allowance is spent or ctx ends, and fills in how it
+// ended.
+func (sv *supervisor) watch(ctx context.Context, p *Plan, rec *runs.Record, sh *shepherdProc, now func() time.Time) {
+	allowance := time.NewTimer(p.WallClock.Value())
+	defer allowance.Stop()
+	stopped := ctx.Done()
+	var o *outcome
+	for o == nil {
+		select {
+		case line, ok := <-sh.lines:
+			if !ok {
+				o = sv.shepherdKilled(sh.pid)
+				if rec.StoppedBy == "" {
+					rec.StoppedBy = runs.StoppedWatchdog
+				}
+				break
+			}
+			if body, found := strings.CutPrefix(line, "ended "); found {
+				o = &outcome{}
+				if err := json.Unmarshal([]byte(body), o); err != nil {
+					fmt.Fprintf(sv.stderr, "run %s: shepherd report %q: %v\n", rec.ID, body, err)
+				}
+			}
+		case <-allowance.C:
+			rec.StoppedBy = runs.StoppedBudget
+			rec.Note = fmt.Sprintf("wall-clock allowance %s spent", p.WallClock.Value())
+			_ = syscall.Kill(sh.pid, syscall.SIGTERM)
+			stopped = nil
+		case <-stopped:
+			rec.StoppedBy = "user"
+			rec.Note = "the supervisor was told to stop"
+			_ = syscall.Kill(sh.pid, syscall.SIGTERM)
+			stopped = nil
+		}
+	}
+	sv.gone(sh.pid)
+	sh.life.Close()
+	finish(rec, *o, now)
+}
+
+// shepherdKilled handles a shepherd that died without reporting: killed
+// from outside. The run's first process died with it (its parent-death
+// signal); anything else it started is now this supervisor's child, and
+// is killed: orphans here belong to no live shepherd.
+func (sv *supervisor) shepherdKilled(pid int) *outcome {
+	sv.gone(pid)
+	n := 0
+	for range int(5 * time.Second / killEvery) {
+		sv.mu.Lock()
+		prune := maps.Clone(sv.live)
+		sv.mu.Unlock()
+		k := signalTree(syscall.SIGKILL, 0, prune)
+		if k == 0 {
+			break
+		}
+		n += k
+		time.Sleep(killEvery)
+	}
+	return &outcome{Stop: fmt.Sprintf("its shepherd (pid %d) was killed; the supervisor sent KILL to the %d processes the run left", pid, n)}
 }
 
 // gpuGroups are the slots runs take: disjoint device sets when the plan
@@ -124,84 +321,20 @@ func gpuGroups(p *Plan) [][]string {
 	return groups
 }
 
-// startRun starts run i in its own process group, appending to its log.
-func startRun(p *Plan, runsDir string, rec *runs.Record, i int, gpus []string) (*exec.Cmd, error) {
-	log, err := os.OpenFile(filepath.Join(runsDir, rec.ID, "log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("open run log: %w", err)
-	}
-	defer log.Close()
-	fmt.Fprintf(log, "[rlxp] run %s: %s\n", rec.ID, rec.Command)
-	cmd := exec.Command("bash", "-c", rec.Command)
-	cmd.Dir = p.Root
-	cmd.Env = append(os.Environ(), p.Env(rec.ID, i, gpus)...)
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %q: %w", rec.Command, err)
-	}
-	return cmd, nil
-}
-
-// watch waits for a run to end, stopping it when its allowance is spent or
-// ctx ends, and fills in how it ended.
-func watch(ctx context.Context, p *Plan, rec *runs.Record, cmd *exec.Cmd, now func() time.Time) {
-	exited := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(exited)
-	}()
-	allowance := time.NewTimer(p.WallClock.Value())
-	defer allowance.Stop()
-	pgid := cmd.Process.Pid
-	select {
-	case <-exited:
-	case <-allowance.C:
-		rec.StoppedBy = runs.StoppedBudget
-		rec.Note = stop(pgid, exited, p.Grace.Value(), fmt.Sprintf("wall-clock allowance %s spent", p.WallClock.Value()))
-	case <-ctx.Done():
-		rec.StoppedBy = "user"
-		rec.Note = stop(pgid, exited, p.Grace.Value(), "the supervisor was told to stop")
-	}
-	// Whatever the run left behind in its group goes with it.
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	rec.EndedAt = now().UTC().Format(time.RFC3339)
-	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
-	if ws.Signaled() {
-		rec.Signal = ws.Signal().String()
-	} else {
-		code := cmd.ProcessState.ExitCode()
-		rec.Exit = &code
-	}
-	if rec.Note != "" {
-		appendLog(rec, "[rlxp] "+rec.Note)
-	}
-	appendLog(rec, fmt.Sprintf("[rlxp] run %s ended: %s", rec.ID, endWords(rec)))
-}
-
-// stop sends the process group TERM and, if it outlives grace, KILL.
-func stop(pgid int, exited <-chan struct{}, grace time.Duration, why string) string {
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	select {
-	case <-exited:
-		return fmt.Sprintf("%s: sent TERM to process group %d", why, pgid)
-	case <-time.After(grace):
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		<-exited
-		return fmt.Sprintf("%s: sent TERM to process group %d, then KILL after %s", why, pgid, grace)
-	}
-}
-
 func endWords(rec *runs.Record) string {
-	if rec.Signal != "" {
+	switch {
+	case rec.Signal != "":
 		return "killed by signal " + rec.Signal
+	case rec.Exit == nil:
+		return "exit status unknown"
 	}
 	return fmt.Sprintf("exit status %d", *rec.Exit)
 }
 
-func appendLog(rec *runs.Record, line string) {
-	// The log's path is the record's; the supervisor runs in the root.
-	f, err := os.OpenFile(rec.Log, os.O_WRONLY|os.O_APPEND, 0)
+// appendLog adds a line to a run's log; its path is relative to the
+// repository, where supervisors and shepherds run.
+func appendLog(log, line string) {
+	f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return
 	}

@@ -25,6 +25,11 @@ const (
 // allowance and was stopped for it.
 const StoppedBudget = "budget"
 
+// StoppedWatchdog is Record.StoppedBy when the run lost its supervisor (or
+// its shepherd) and was stopped for it: nobody was left to enforce its
+// allowance.
+const StoppedWatchdog = "watchdog"
+
 // A Record is one run.json.
 type Record struct {
 	ID         string `json:"id"`
