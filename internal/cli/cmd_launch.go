@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -21,16 +22,18 @@ type launchOptions struct {
 	checkOptions
 	confirm string
 	grace   time.Duration
+	flags   *pflag.FlagSet
 }
 
 func newLaunchCmd() *Command {
 	var o launchOptions
 	fs := pflag.NewFlagSet("launch", pflag.ContinueOnError)
+	o.flags = fs
 	addRootFlag(fs, &o.root)
 	fs.IntSliceVar(&o.seeds, "seed", nil, "launch only these seeds of the experiment (repeatable; default: all)")
 	fs.StringVar(&o.runDir, "run-dir", "runs/{experiment}/seed{seed}", "each run's directory, a `TEMPLATE` with {experiment} and {seed}")
 	fs.StringVar(&o.confirm, "confirm", "", "launch the plan whose `DIGEST` a human has seen (as printed by launch)")
-	fs.DurationVar(&o.grace, "grace", 30*time.Second, "time between TERM and KILL when a run's wall-clock allowance is spent")
+	fs.DurationVar(&o.grace, "grace", launch.DefaultGrace, "time between TERM and KILL when a run's wall-clock allowance is spent (at most a quarter of the allowance, 5s at least, 10m at most)")
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long the repo's preflight may take")
 	addJSONFlag(fs, &o.json)
 	return &Command{
@@ -51,10 +54,15 @@ The backend is the contract's hardware.launcher:
          budget.max_concurrent at a time (each on its own GPUs when the
          contract needs GPUs); it records pid, start, exit status and end
          in run.json, and when a run's wall-clock allowance is spent it
-         sends the process group TERM, then KILL after --grace, and
-         records that it did. For hardware.nodes > 1 it starts node 0 and
-         prints the command for every other node: rlxp never logs in to
-         another machine.
+         sends TERM to the run's process group and every process it
+         started (new sessions and double forks included: each run has
+         a shepherd, the subreaper of all of them), then KILL after
+         --grace (default 30s; at most a quarter of the allowance, 5s
+         at least, 10m at most), and records that it did. A supervisor
+         or shepherd that dies takes its run with it within a second,
+         recorded as stopped by the watchdog. For hardware.nodes > 1
+         it starts node 0 and prints the command for every other node:
+         rlxp never logs in to another machine.
   slurm  one sbatch job per run, --time from the allowance, --gres=gpu:N
          and --nodes from hardware, partition/account/qos from
          hardware.slurm; the job id is in run.json and the scheduler's
@@ -115,14 +123,22 @@ func runLaunch(ctx context.Context, env *Env, o *launchOptions, args []string) e
 		res.Next = c.res.Next
 		return finishLaunch(env, o, &res, errNegative)
 	}
+	var grace *time.Duration
+	if o.flags.Changed("grace") {
+		grace = &o.grace
+	}
 	plan, err := launch.Build(launch.Spec{
 		Source:   launch.Source{Adapter: c.adapter, AdapterFile: c.repo.Show(state.Adapter), Experiment: c.exp, RunDir: o.runDir},
 		Root:     c.repo.Root,
 		Contract: c.contract,
 		Seeds:    c.seeds,
-		Grace:    o.grace,
+		Grace:    grace,
 		FreeGPUs: c.freeGPUs,
 	})
+	var ge *launch.GraceError
+	if errors.As(err, &ge) {
+		return &UsageError{Err: ge}
+	}
 	if err != nil {
 		return runDirUsage(err)
 	}

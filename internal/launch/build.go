@@ -89,9 +89,28 @@ type Spec struct {
 	Contract *contract.Loaded
 	// Seeds are the ones to launch.
 	Seeds []int
-	Grace time.Duration
+	// Grace is the time between TERM and KILL asked for; nil is
+	// DefaultGrace (or less, within the bound).
+	Grace *time.Duration
 	// FreeGPUs are the indices of the GPUs no process holds.
 	FreeGPUs []string
+}
+
+// DefaultGrace is a run's time between TERM and KILL unless asked.
+const DefaultGrace = 30 * time.Second
+
+// MaxGrace bounds the grace for a run of the given wall-clock allowance: a
+// quarter of it (at least 5s) and never over 10 minutes, so that a run
+// stopped at its allowance overstays it by little.
+func MaxGrace(wall time.Duration) time.Duration {
+	return min(max(wall/4, 5*time.Second), 10*time.Minute)
+}
+
+// A GraceError is a grace beyond its bound: the caller's input.
+type GraceError struct{ Grace, Max, Wall time.Duration }
+
+func (e *GraceError) Error() string {
+	return fmt.Sprintf("--grace %s is over its bound %s for a wall-clock allowance of %s", e.Grace, e.Max, e.Wall)
 }
 
 // Build resolves what a launch would run.
@@ -102,6 +121,13 @@ func Build(s Spec) (*Plan, error) {
 	if e.WallClock != "" {
 		wall = e.WallClock.Value()
 	}
+	grace := min(DefaultGrace, MaxGrace(wall))
+	if s.Grace != nil {
+		if *s.Grace > MaxGrace(wall) {
+			return nil, &GraceError{*s.Grace, MaxGrace(wall), wall}
+		}
+		grace = *s.Grace
+	}
 	sections := map[string]any{}
 	for _, name := range contract.Sections() {
 		sections[name] = s.Contract.Section(name)
@@ -109,7 +135,7 @@ func Build(s Spec) (*Plan, error) {
 	p := &Plan{
 		Experiment: e.ID, ExperimentDigest: e.Digest(), ContractDigest: contract.Digest(sections),
 		Backend: ct.Hardware.Launcher, Root: s.Root,
-		WallClock: contract.Duration(wall.String()), Grace: contract.Duration(s.Grace.String()),
+		WallClock: contract.Duration(wall.String()), Grace: contract.Duration(grace.String()),
 		GPUsPerRun: ct.Hardware.GPUsPerRun, Nodes: ct.Hardware.Nodes,
 		Concurrency: max(ct.Budget.MaxConcurrent, 1),
 	}

@@ -40,7 +40,7 @@ func spec(t *testing.T) Spec {
 	e := &experiment.Experiment{ID: "fast", Seeds: []int{0, 1, 2}, Params: yaml.MapSlice{{Key: "lr", Value: 0.05}, {Key: "gamma", Value: 0.99}}}
 	return Spec{
 		Source: Source{Adapter: ad, AdapterFile: ".rlxp/adapter.yaml", Experiment: e, RunDir: "runs/{experiment}/seed{seed}"},
-		Root:   "/repo", Contract: l, Seeds: []int{1, 2}, Grace: 30 * time.Second,
+		Root:   "/repo", Contract: l, Seeds: []int{1, 2},
 	}
 }
 
@@ -102,3 +102,35 @@ func TestCommandErrors(t *testing.T) {
 		t.Errorf("Commands with a bad run-dir template: %v, want a RunDirError", err)
 	}
 }
+
+func TestGraceBound(t *testing.T) {
+	for _, tc := range []struct {
+		wall  string
+		grace *time.Duration
+		want  contract.Duration
+		err   bool
+	}{
+		{"10m", nil, "30s", false},
+		{"2s", nil, "5s", false}, // the default, clipped to the bound
+		{"10m", ptr(150 * time.Second), "2m30s", false},
+		{"10m", ptr(151 * time.Second), "", true},
+		{"10m", ptr(0), "0s", false},
+		{"100h", ptr(10 * time.Minute), "10m0s", false},
+		{"100h", ptr(8760 * time.Hour), "", true},
+	} {
+		s := spec(t)
+		s.Experiment.WallClock = contract.Duration(tc.wall)
+		s.Grace = tc.grace
+		p, err := Build(s)
+		var ge *GraceError
+		if tc.err != errors.As(err, &ge) {
+			t.Errorf("wall %s, grace %v: error %v", tc.wall, tc.grace, err)
+			continue
+		}
+		if err == nil && p.Grace != tc.want {
+			t.Errorf("wall %s, grace %v: plan's grace %s, want %s", tc.wall, tc.grace, p.Grace, tc.want)
+		}
+	}
+}
+
+func ptr(d time.Duration) *time.Duration { return &d }
