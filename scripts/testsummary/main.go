@@ -65,5 +65,6 @@ func report(w io.Writer, sum summary, allowed []skipRule, checkSkips bool) int {
 		fmt.Fprintln(w, "testsummary: no test results on stdin")
 		code = 1
 	}
+	fmt.Fprintf(w, "%d passed, %d failed, %d skipped\n", sum.PassedTests, sum.FailedTests, len(sum.Skips))
 	return code
 }

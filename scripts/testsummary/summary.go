@@ -29,6 +29,8 @@ type summary struct {
 	Packages int      // packages that reported a result
 	Failed   []string // packages that failed (tests or build)
 	Skips    []Skip
+	// Tests that passed and failed, subtests included.
+	PassedTests, FailedTests int
 }
 
 const module = "github.com/rlxp/rlxp/"
@@ -72,6 +74,7 @@ func summarize(r io.Reader, w io.Writer) (summary, error) {
 				sum.Failed = append(sum.Failed, strings.TrimPrefix(e.Package, module))
 				continue
 			}
+			sum.FailedTests++
 			fmt.Fprint(w, strings.Join(outputs[key], ""))
 			delete(outputs, key)
 		case "skip":
@@ -88,6 +91,8 @@ func summarize(r io.Reader, w io.Writer) (summary, error) {
 		case "pass":
 			if e.Test == "" {
 				sum.Packages++
+			} else {
+				sum.PassedTests++
 			}
 			delete(outputs, key)
 		}

@@ -16,6 +16,7 @@ const stream = `{"Action":"start","Package":"github.com/rlxp/rlxp/internal/probe
 {"Action":"output","Package":"github.com/rlxp/rlxp/internal/probe","Test":"TestSystemGPUs","Output":"    gpu_test.go:249: no nvidia-smi\n"}
 {"Action":"output","Package":"github.com/rlxp/rlxp/internal/probe","Test":"TestSystemGPUs","Output":"--- SKIP: TestSystemGPUs (0.00s)\n"}
 {"Action":"skip","Package":"github.com/rlxp/rlxp/internal/probe","Test":"TestSystemGPUs","Elapsed":0}
+{"Action":"pass","Package":"github.com/rlxp/rlxp/internal/probe","Test":"TestPos","Elapsed":0}
 {"Action":"output","Package":"github.com/rlxp/rlxp/internal/probe","Output":"PASS\n"}
 {"Action":"output","Package":"github.com/rlxp/rlxp/internal/probe","Output":"ok  \tgithub.com/rlxp/rlxp/internal/probe\t0.336s\n"}
 {"Action":"pass","Package":"github.com/rlxp/rlxp/internal/probe","Elapsed":0.3}
@@ -45,6 +46,8 @@ func TestSummarize(t *testing.T) {
 			{Package: "cmd/rlxp", Test: "TestScript/slurm", Reason: "[!slurm] skip 'no Slurm controller answers'"},
 			{Package: "internal/probe", Test: "TestSystemGPUs", Reason: "no nvidia-smi"},
 		},
+		PassedTests: 1,
+		FailedTests: 1,
 	}
 	if d := cmp.Diff(want, sum); d != "" {
 		t.Errorf("summary (-want +got):\n%s", d)
@@ -59,7 +62,7 @@ func TestSummarize(t *testing.T) {
 }
 
 func TestReport(t *testing.T) {
-	sum := summary{Packages: 2, Skips: []Skip{
+	sum := summary{Packages: 2, PassedTests: 5, Skips: []Skip{
 		{Package: "internal/probe", Test: "TestSystemGPUs", Reason: "no nvidia-smi"},
 		{Package: "cmd/rlxp", Test: "TestScript/slurm", Reason: "[!slurm] skip"},
 	}}
@@ -74,10 +77,10 @@ func TestReport(t *testing.T) {
 		out   string
 	}{
 		{"without -expect every skip is listed", false, 0,
-			"\n2 skipped:\nSKIP internal/probe TestSystemGPUs: no nvidia-smi\nSKIP cmd/rlxp TestScript/slurm: [!slurm] skip\n"},
+			"\n2 skipped:\nSKIP internal/probe TestSystemGPUs: no nvidia-smi\nSKIP cmd/rlxp TestScript/slurm: [!slurm] skip\n5 passed, 0 failed, 2 skipped\n"},
 		{"with -expect an unlisted skip fails", true, 1,
 			"\n2 skipped:\nSKIP internal/probe TestSystemGPUs: no nvidia-smi\nSKIP (unexpected) cmd/rlxp TestScript/slurm: [!slurm] skip\n" +
-				"testsummary: 1 unexpected skip(s): install what they need, or list them with the reason in the -expect file\n"},
+				"testsummary: 1 unexpected skip(s): install what they need, or list them with the reason in the -expect file\n5 passed, 0 failed, 2 skipped\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
