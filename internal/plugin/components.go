@@ -126,6 +126,7 @@ func (v *validator) validatePlugin(dir string, ex pluginExpect) {
 	if v.isFile(pj(dir, "CLAUDE.md")) {
 		v.warnf(pj(dir, "CLAUDE.md"), 0, "Claude Code does not load a CLAUDE.md at a plugin root; put the guidance in a skill or an agent")
 	}
+	v.checkChecksums(dir, sum.Version)
 	v.checkExecutables(pj(dir, "scripts"))
 	v.checkExecutables(pj(dir, "bin"))
 	v.checkDocs(dir)
