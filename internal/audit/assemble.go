@@ -523,12 +523,19 @@ func (a *assembler) entryPoints() {
 		scripts[e.Target] = e
 	}
 	byTarget := func(target string) *EntryPoint { return scripts[target] }
-	// What runners, Makefiles, READMEs and docstrings run.
+	// What runners, Makefiles, READMEs and docstrings run. Every runner
+	// is an entry point before any README names one.
+	runners := map[string]map[string]*EntryPoint{} // file -> label -> runner entry
 	for _, f := range a.files {
-		var runner map[string]*EntryPoint // label -> runner entry
 		if (f.kind == kindShell || f.kind == kindMake) && !isTestPath(f.path) {
-			runner = a.runnerEntries(f)
+			runners[f.path] = a.runnerEntries(f)
 		}
+	}
+	for _, e := range a.eps {
+		scripts[e.Target] = e
+	}
+	for _, f := range a.files {
+		runner := runners[f.path]
 		for _, c := range f.commands {
 			script, mod, _ := pyTarget(c.argv)
 			target := ""
@@ -595,6 +602,14 @@ func (a *assembler) entryPoints() {
 					}
 				}
 			}
+			if te != nil && c.origin == "readme" && !asksHelp(c.argv) {
+				if r := docRank(f.path); te.docRank == 0 || r < te.docRank {
+					te.docRank, te.docArgv, te.docAt = r, c.argv, ev(f, c.line, "")
+				}
+				if te.Kind == "other" && !te.fixed && a.documentedTrain(c.argv, te) {
+					te.Kind = "train"
+				}
+			}
 			if te != nil {
 				te.refs++
 				if te.Usage == "" || (c.origin == "usage" && !usageLike(te.Usage)) {
@@ -642,6 +657,18 @@ func (a *assembler) entryPoints() {
 		if kindOrder[out[i].Kind] != kindOrder[out[j].Kind] {
 			return kindOrder[out[i].Kind] < kindOrder[out[j].Kind]
 		}
+		if di, dj := docOrder(out[i]), docOrder(out[j]); di != dj {
+			return di < dj
+		}
+		if ri, rj := rlNamed(out[i]), rlNamed(out[j]); ri != rj && out[i].docRank != 0 {
+			return ri
+		}
+		if ai, aj := out[i].docAt, out[j].docAt; ai != aj {
+			if ai.File != aj.File {
+				return ai.File < aj.File
+			}
+			return ai.Line < aj.Line
+		}
 		if usual[out[i].Target] != usual[out[j].Target] {
 			return usual[out[i].Target]
 		}
@@ -656,7 +683,90 @@ func (a *assembler) entryPoints() {
 		}
 		return strings.Count(out[i].Command, "/") < strings.Count(out[j].Command, "/")
 	})
+	for i := range out {
+		out[i].Rank = i + 1
+		if out[i].docArgv != nil {
+			out[i].Documented = strings.Join(out[i].docArgv, " ")
+		}
+	}
 	a.rep.EntryPoints = out
+}
+
+// asksHelp reports a command that only prints its usage.
+func asksHelp(argv []string) bool {
+	for _, w := range argv {
+		if w == "--help" || w == "-h" || w == "help" {
+			return true
+		}
+	}
+	return false
+}
+
+// rlAlgorithms are subcommands that train (spinup.run ppo, tool grpo).
+var rlAlgorithms = map[string]bool{
+	"train": true, "ppo": true, "grpo": true, "dpo": true, "sac": true, "td3": true, "ddpg": true, "dqn": true,
+	"a2c": true, "trpo": true, "vpg": true, "impala": true, "appo": true, "rloo": true, "reinforce": true,
+	"mappo": true, "ippo": true, "qmix": true, "rlhf": true,
+}
+
+// documentedTrain reports a documented command that trains although its
+// program's name does not say so: a train flag or subcommand (runner.py
+// --train, tool grpo), or a program that itself uses the repository's
+// framework and trains.
+func (a *assembler) documentedTrain(argv []string, e *EntryPoint) bool {
+	for _, w := range argv[1:] {
+		if w == "--train" || !strings.HasPrefix(w, "-") && rlAlgorithms[strings.ToLower(w)] {
+			return true
+		}
+	}
+	f := a.byPath[e.Target]
+	if f == nil {
+		return false
+	}
+	if f.has(catTrains, "") {
+		return true
+	}
+	for _, h := range f.hits {
+		if h.cat == catParser && h.name == "hydra" && strings.Contains(h.text, "hydra.main") {
+			return true
+		}
+	}
+	return false
+}
+
+// rlNamed reports an entry point whose command names an RL algorithm
+// (train_ppo_ray, grpo.py): of the documented ways to train, the RL one
+// comes before supervised fine-tuning and data preparation.
+func rlNamed(e EntryPoint) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(e.Command+" "+e.Documented), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+	}) {
+		if w != "train" && rlAlgorithms[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// docRank says how close to its humans a document is: the root README,
+// then the docs, then other READMEs.
+func docRank(p string) int {
+	switch {
+	case !strings.Contains(p, "/"):
+		return 1
+	case inDocs(p):
+		return 2
+	}
+	return 3
+}
+
+// docOrder sorts documented entry points first, by their document; a
+// console script is run by name and needs no draft.
+func docOrder(e EntryPoint) int {
+	if e.docRank == 0 {
+		return 4
+	}
+	return e.docRank
 }
 
 // trusted lists the matched profiles whose framework is not a low

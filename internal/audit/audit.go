@@ -72,6 +72,11 @@ type EntryPoint struct {
 	Via        string     `json:"via"` // shell | make | script | module | console_script
 	Target     string     `json:"target,omitempty"`
 	Usage      string     `json:"usage,omitempty"`
+	// Documented is the command as the repository's README or docs show
+	// it, with its arguments; Rank orders the candidates (1 is the one
+	// the draft takes): documented commands first.
+	Documented string `json:"documented,omitempty"`
+	Rank       int    `json:"rank"`
 	Runs       []string   `json:"runs,omitempty"`
 	Confidence Confidence `json:"confidence"`
 	Evidence   []Evidence `json:"evidence"`
@@ -81,6 +86,9 @@ type EntryPoint struct {
 	wraps   bool
 	fixed   bool // its kind comes from its name; what it runs does not change it
 	refs    int  // examples and usage lines that run it
+	docRank int  // where it is documented: 1 the root README, 2 docs, 3 another README; 0 nowhere
+	docArgv []string
+	docAt   Evidence // where: earlier documented first
 }
 
 // A Tag is a metric tag the code logs.

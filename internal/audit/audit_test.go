@@ -83,7 +83,7 @@ func TestFrameworks(t *testing.T) {
 				Tags: map[string]string{"charts/episodic_return": "train_reward", "charts/episodic_length": "episode_length",
 					"losses/approx_kl": "kl", "losses/entropy": "entropy", "charts/SPS": "other"},
 				Systems:  []string{"tyro"},
-				Commands: map[string]string{"train": "python ppo.py --seed {seed} {params}"},
+				Commands: map[string]string{"train": "python ppo.py --env-id CartPole-v1 --seed {seed} {params}"},
 			},
 		},
 		{

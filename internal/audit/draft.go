@@ -98,6 +98,9 @@ func metavarRole(w string) string {
 // false when nothing tells how to pass the config or run dir; the note
 // says what was guessed.
 func (a *assembler) template(e *EntryPoint, ckpt string) (tmpl, note string) {
+	if e.docArgv != nil && e.Kind == "train" {
+		return a.documentedTemplate(e)
+	}
 	if usageLike(e.Usage) {
 		return usageTemplate(e.Usage, ckpt)
 	}
@@ -127,6 +130,109 @@ func (a *assembler) template(e *EntryPoint, ckpt string) (tmpl, note string) {
 		note = "the " + e.Kind + " command does not say where a run writes: add an option for {run_dir} by hand"
 	}
 	return t, note
+}
+
+// documentedTemplate drafts the command its README or docs show, with
+// the documented arguments, run from the repository root (the script as
+// a repository path), its seed and run directory as placeholders where
+// the entry point takes them.
+func (a *assembler) documentedTemplate(e *EntryPoint) (string, string) {
+	var words []string
+	seeded, placed := false, false
+	argv := e.docArgv
+	// Options before the program are its launcher's (accelerate's
+	// --config_file): only the program's own are placeholders.
+	prog := len(argv)
+	for i, w := range argv {
+		if w == "-m" || w == "--module" {
+			prog = i + 1
+			break
+		}
+		if (strings.HasSuffix(w, ".py") || strings.HasSuffix(w, ".sh")) && path.Base(w) == path.Base(e.Target) {
+			prog = i
+			break
+		}
+	}
+	if prog == len(argv) {
+		prog = 0
+	}
+	for i := 0; i < len(argv); i++ {
+		w := argv[i]
+		switch {
+		case i <= prog:
+			if e.Via == "script" && !placed && strings.HasSuffix(w, ".py") && path.Base(w) == path.Base(e.Target) {
+				w, placed = e.Target, true
+			}
+		case w == "..." || w == "#" || strings.HasPrefix(w, "#"):
+			i = len(argv)
+			continue
+		case e.Via == "script" && !placed && strings.HasSuffix(w, ".py") && path.Base(w) == path.Base(e.Target):
+			w, placed = e.Target, true
+		case seedFlag(strings.SplitN(w, "=", 2)[0]) && strings.HasPrefix(w, "-"):
+			if strings.Contains(w, "=") {
+				w = strings.SplitN(w, "=", 2)[0] + "={seed}"
+			} else if i+1 < len(argv) {
+				words = append(words, w, "{seed}")
+				i++
+				seeded = true
+				continue
+			}
+			seeded = true
+		case !strings.HasPrefix(w, "-") && strings.HasPrefix(w, "seed=") && strings.IndexByte(w, ',') < 0:
+			w, seeded = "seed={seed}", true
+		case strings.HasPrefix(w, "-") && (outFlag(strings.SplitN(w, "=", 2)[0]) || configFlag(strings.SplitN(w, "=", 2)[0])):
+			ph := "{run_dir}"
+			if configFlag(strings.SplitN(w, "=", 2)[0]) {
+				ph = "{config}"
+			}
+			if strings.Contains(w, "=") {
+				w = strings.SplitN(w, "=", 2)[0] + "=" + ph
+			} else if i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
+				words = append(words, w, ph)
+				i++
+				continue
+			}
+		case !strings.HasPrefix(w, "-") && i > 0 && a.lst.paths[strings.TrimPrefix(w, "./")] && configFile(w):
+			w = "{config}"
+		}
+		words = append(words, w)
+	}
+	out := ""
+	for _, fd := range e.flags {
+		switch {
+		case seedFlag(fd.name) && !seeded:
+			words = append(words, fd.name+" {seed}")
+			seeded = true
+		case outFlag(fd.name) && out == "" && !containsFlag(argv, fd.name):
+			out = fd.name + " {run_dir}"
+			words = append(words, out)
+		}
+	}
+	words = append(words, "{params}")
+	t := dedupeWords(strings.Join(words, " "))
+	note := "commands." + e.Kind + " is the command the repository documents (" + e.Documented + "); check its arguments"
+	if !strings.Contains(t, "{run_dir}") {
+		note += "; it does not say where a run writes: add an option for {run_dir} by hand"
+	}
+	return t, note
+}
+
+// configFile reports a file name a config is kept in.
+func configFile(p string) bool {
+	switch path.Ext(p) {
+	case ".json", ".yaml", ".yml", ".toml", ".gin", ".cfg":
+		return true
+	}
+	return false
+}
+
+func containsFlag(argv []string, name string) bool {
+	for _, w := range argv {
+		if w == name || strings.HasPrefix(w, name+"=") {
+			return true
+		}
+	}
+	return false
 }
 
 // usageLike reports a usage line rather than a concrete command: it has

@@ -107,7 +107,8 @@ func classify(rel string) fileKind {
 	case (strings.HasPrefix(lower, "requirements") || strings.HasSuffix(lower, "requirements.txt")) && (ext == "txt" || ext == "in"),
 		lower == "environment.yml" || lower == "environment.yaml":
 		return kindRequirements
-	case strings.HasPrefix(lower, "readme") && (ext == "" || ext == "md" || ext == "rst" || ext == "txt" || ext == "markdown"):
+	case strings.HasPrefix(lower, "readme") && (ext == "" || ext == "md" || ext == "rst" || ext == "txt" || ext == "markdown"),
+		(ext == "md" || ext == "rst" || ext == "markdown") && (!strings.Contains(rel, "/") || inDocs(rel)):
 		return kindReadme
 	case lower == ".env" || ext == "env" || strings.HasPrefix(lower, ".env.") || lower == ".envrc":
 		return kindEnv
@@ -366,6 +367,16 @@ func hasManifest(entries []fs.DirEntry) bool {
 		switch e.Name() {
 		case "setup.py", "pyproject.toml", "setup.cfg":
 			return !e.IsDir()
+		}
+	}
+	return false
+}
+
+// inDocs reports a file under a documentation directory.
+func inDocs(rel string) bool {
+	for d := path.Dir(rel); d != "." && d != "/"; d = path.Dir(d) {
+		if docsDir(d) {
+			return true
 		}
 	}
 	return false
