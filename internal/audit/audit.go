@@ -67,16 +67,16 @@ type Finding struct {
 // An EntryPoint is a runnable command that trains, evaluates or does
 // something else.
 type EntryPoint struct {
-	Kind       string     `json:"kind"` // train | eval | other
-	Command    string     `json:"command"`
-	Via        string     `json:"via"` // shell | make | script | module | console_script
-	Target     string     `json:"target,omitempty"`
-	Usage      string     `json:"usage,omitempty"`
+	Kind    string `json:"kind"` // train | eval | other
+	Command string `json:"command"`
+	Via     string `json:"via"` // shell | make | script | module | console_script
+	Target  string `json:"target,omitempty"`
+	Usage   string `json:"usage,omitempty"`
 	// Documented is the command as the repository's README or docs show
 	// it, with its arguments; Rank orders the candidates (1 is the one
 	// the draft takes): documented commands first.
-	Documented string `json:"documented,omitempty"`
-	Rank       int    `json:"rank"`
+	Documented string     `json:"documented,omitempty"`
+	Rank       int        `json:"rank"`
 	Runs       []string   `json:"runs,omitempty"`
 	Confidence Confidence `json:"confidence"`
 	Evidence   []Evidence `json:"evidence"`
