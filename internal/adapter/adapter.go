@@ -34,6 +34,11 @@ type Adapter struct {
 		Imports []string `json:"imports"`
 		Ports   []int    `json:"ports"`
 	} `json:"runtime"`
+	// Guard.Allow lists scripts the guard must not take for trainers by
+	// their names (tools/split_train_val.py).
+	Guard struct {
+		Allow []string `json:"allow"`
+	} `json:"guard"`
 }
 
 // Parse reads adapter.yaml; a schema violation is an error naming the file,

@@ -17,6 +17,25 @@ func ParseCommands(path string, data []byte) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return commands(path, f)
+}
+
+// ParseGuard reads what the guard needs of adapter.yaml in one parse: the
+// commands (as ParseCommands) and guard.allow.
+func ParseGuard(path string, data []byte) (map[string]string, []string, error) {
+	f, err := document.Parse(path, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	cmds, err := commands(path, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	allow, err := guardAllow(path, f)
+	return cmds, allow, err
+}
+
+func commands(path string, f *document.File) (map[string]string, error) {
 	top, _ := f.Value.(map[string]any)
 	raw, ok := top["commands"]
 	if !ok || raw == nil {
@@ -58,4 +77,33 @@ func yamlKind(v any) string {
 	default:
 		return "a number"
 	}
+}
+
+// guardAllow reads guard.allow of adapter.yaml: scripts, relative to the
+// repository root (globs allowed), that the guard must not take for
+// trainers by their names. Approved with the rest of the adapter.
+func guardAllow(path string, f *document.File) ([]string, error) {
+	top, _ := f.Value.(map[string]any)
+	g, ok := top["guard"].(map[string]any)
+	if !ok {
+		return nil, nil
+	}
+	raw, ok := g["allow"].([]any)
+	if !ok {
+		if g["allow"] != nil {
+			line, col := f.Pos([]string{"guard", "allow"})
+			return nil, &document.Error{Path: path, Line: line, Col: col, Field: "guard.allow", Msg: "must be a list of script paths"}
+		}
+		return nil, nil
+	}
+	allow := make([]string, 0, len(raw))
+	for i, v := range raw {
+		s, ok := v.(string)
+		if !ok || s == "" {
+			line, col := f.Pos([]string{"guard", "allow", fmt.Sprint(i)})
+			return nil, &document.Error{Path: path, Line: line, Col: col, Field: fmt.Sprintf("guard.allow[%d]", i), Msg: "must be a script path"}
+		}
+		allow = append(allow, s)
+	}
+	return allow, nil
 }

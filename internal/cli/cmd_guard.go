@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 
@@ -74,7 +75,16 @@ EXIT STATUS
 			case len(data) > maxPayload:
 				d = guard.Decision{Deny: true, Reason: fmt.Sprintf("the hook payload is larger than %d MiB; the guard refuses a command it cannot inspect", maxPayload>>20)}
 			default:
-				d = guard.Check(data, env.Dir)
+				g := guard.Guard{Rlxp: ReadArgv, Home: env.Getenv("HOME")}
+				d = g.Check(data, env.Dir)
+			}
+			if d.Ask {
+				// Claude Code asks the user; the guard never answers
+				// "allow", which would skip the user's own rules.
+				out, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{
+					"hookEventName": "PreToolUse", "permissionDecision": "ask", "permissionDecisionReason": d.Reason}})
+				fmt.Fprintf(env.Stdout, "%s\n", out)
+				return nil
 			}
 			if !d.Deny {
 				return nil
@@ -83,4 +93,31 @@ EXIT STATUS
 			return errBlocked
 		},
 	}
+}
+
+// ReadArgv reads an rlxp command line as Main does, with the same command
+// table and flag sets, without running anything: the guard's one source of
+// truth for what an rlxp command line means.
+func ReadArgv(args []string) guard.Invocation {
+	if len(args) == 0 {
+		return guard.Invocation{}
+	}
+	switch args[0] {
+	case "--version", "-version", "version", "-h", "--help", "-help", "help":
+		return guard.Invocation{}
+	}
+	root := &Command{UsageLine: "rlxp <command> [arguments]", Commands: commands()}
+	cmd, rest, err := lookup(root, args)
+	if err != nil || cmd.Commands != nil {
+		return guard.Invocation{}
+	}
+	fs := cmd.Flags
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	if err := fs.Parse(rest); err != nil {
+		return guard.Invocation{} // help, or a usage error: nothing runs
+	}
+	inv := guard.Invocation{Command: helpPath(cmd), Flags: map[string]string{}, Args: fs.Args()}
+	fs.Visit(func(f *pflag.Flag) { inv.Flags[f.Name] = f.Value.String() })
+	return inv
 }

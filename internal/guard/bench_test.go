@@ -19,7 +19,7 @@ func BenchmarkDecide(b *testing.B) {
 	p := NewPolicy(repo, cartpole())
 	cmd := benchCommand(repo)
 	for b.Loop() {
-		if d := p.Decide(cmd, repo); !d.Deny {
+		if d := testGuard(repo, p).Decide(cmd, repo); !d.Deny {
 			b.Fatal("allowed")
 		}
 	}
@@ -42,7 +42,8 @@ func BenchmarkCheck(b *testing.B) {
 	}
 	payload := []byte(`{"session_id":"s","transcript_path":"/t.jsonl","cwd":"` + root + `","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"` + jsonEscape(benchCommand(root)) + `","description":"Start training"},"tool_use_id":"toolu_1"}`)
 	for b.Loop() {
-		if d := Check(payload, root); !d.Deny {
+		g := &Guard{}
+		if d := g.Check(payload, root); !d.Deny {
 			b.Fatal("allowed")
 		}
 	}

@@ -19,7 +19,7 @@ bash -c 'torchrun --nproc_per_node=2 train.py --lr 3e-4'
 	for _, c := range Commands(src) {
 		got = append(got, c.Argv[0]+" | "+c.Env["CUDA_VISIBLE_DEVICES"])
 	}
-	want := []string{"set | ", "cd | ", "dirname | ", "pwd | ", "[ | ", "echo | ", "python3 | 0", "torchrun | "}
+	want := []string{"set | ", "dirname | ", "cd | ", "pwd | ", "[ | ", "echo | ", "python3 | 0", "torchrun | "}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

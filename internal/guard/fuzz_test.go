@@ -47,7 +47,8 @@ func FuzzCheck(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, payload []byte) {
-		checkDecision(t, Check(payload, root))
+		g := &Guard{}
+		checkDecision(t, g.Check(payload, root))
 	})
 }
 
@@ -76,6 +77,6 @@ func FuzzDecide(f *testing.F) {
 	}
 	p := NewPolicy(repo, cartpole())
 	f.Fuzz(func(t *testing.T, command string) {
-		checkDecision(t, p.Decide(command, repo))
+		checkDecision(t, testGuard(repo, p).Decide(command, repo))
 	})
 }

@@ -12,8 +12,7 @@
 // the like is still seen.
 //
 // It is a guardrail against a well-meaning agent taking a shortcut, not a
-// sandbox: a command that writes a script and runs it later, or builds the
-// command from variables, is not followed.
+// sandbox: see docs/guard.md for the threat model.
 package guard
 
 import (
@@ -34,13 +33,20 @@ import (
 // shell_command, exec_command, local_shell), which Codex reports as Bash.
 const ShellTool = "Bash"
 
+// PatchTool is Codex's file-editing tool; its tool_input.command is a
+// patch, not shell.
+const PatchTool = "apply_patch"
+
 // preToolUse is the only hook event the guard decides on.
 const preToolUse = "PreToolUse"
 
 // A Decision is the guard's answer for one tool call.
 type Decision struct {
 	Deny bool
-	// Reason is one line for the agent: what was refused, why, and what
+	// Ask means the host should ask the human before the tool call runs
+	// (Claude Code's permissionDecision "ask"); Reason is the question.
+	Ask bool
+	// Reason is one line: for a denial, what was refused, why, and what
 	// to do instead. It is empty when the command is allowed.
 	Reason string
 }
@@ -48,46 +54,64 @@ type Decision struct {
 // denyf makes a denial. Line breaks from the command (in a script's name,
 // say) are escaped: the reason is one line.
 func denyf(format string, args ...any) Decision {
-	oneLine := strings.NewReplacer("\n", `\n`, "\r", `\r`)
-	return Decision{Deny: true, Reason: oneLine.Replace(fmt.Sprintf(format, args...))}
+	return Decision{Deny: true, Reason: oneLine(fmt.Sprintf(format, args...))}
+}
+
+func oneLine(s string) string {
+	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(s)
 }
 
 // payload is the part of a PreToolUse hook input the guard reads. Both
 // hosts send these fields; the rest (session, transcript, model,
-// permission mode, tool_use_id) does not matter here.
+// permission mode, tool_use_id) does not matter here, except that only
+// Codex sends turn_id.
 type payload struct {
-	HookEventName string          `json:"hook_event_name"`
-	ToolName      string          `json:"tool_name"`
-	ToolInput     json.RawMessage `json:"tool_input"`
-	CWD           string          `json:"cwd"`
+	HookEventName string                     `json:"hook_event_name"`
+	ToolName      string                     `json:"tool_name"`
+	ToolInput     map[string]json.RawMessage `json:"tool_input"`
+	CWD           string                     `json:"cwd"`
+	TurnID        *string                    `json:"turn_id"`
+}
+
+// An Invocation is an rlxp command line as rlxp itself reads it.
+type Invocation struct {
+	// Command is the command path ("contract approve", "launch"); "" when
+	// rlxp would only print help or its version, or refuse the line as a
+	// usage error: nothing runs.
+	Command string
+	Flags   map[string]string // the flags given, by long name
+	Args    []string          // the positional arguments
+}
+
+// A Guard decides on tool calls. Rlxp reads rlxp's own command lines with
+// rlxp's command table and flag definitions, so that the guard never reads
+// one differently from rlxp; without it, every rlxp command inside a
+// repository is refused.
+type Guard struct {
+	Rlxp func(args []string) Invocation
+	Home string // $HOME, for ~
+	// Find returns the repository above dir, or "" (state.Find when nil).
+	Find func(dir string) string
+	// Load reads a repository's policy (LoadPolicy when nil).
+	Load func(root string) *Policy
+
+	found    map[string]string
+	policies map[string]*Policy
+	known    []string // roots met so far, in order
 }
 
 // Check decides on one PreToolUse payload as the host wrote it to the
-// hook's stdin. dir is the working directory to use when the payload
+// hook's stdin. dir is the hook's working directory, used when the payload
 // names none.
 //
-// It fails closed on what it cannot read: a payload that is not JSON, or
-// a shell tool call without a command string, is denied. A tool other
-// than the shell tool, and another hook event, are allowed.
-func Check(data []byte, dir string) Decision {
+// Outside a directory tree with .rlxp/ everything is allowed; inside one,
+// a payload the guard cannot read is refused. Any payload with a
+// tool_input.command is inspected, whatever the tool is called; the hosts'
+// file-writing tools are refused writes to the files rlxp alone writes.
+func (g *Guard) Check(data []byte, dir string) Decision {
 	var p payload
 	if err := json.Unmarshal(data, &p); err != nil {
-		return denyf("cannot read the hook payload (%s); the guard refuses a command it cannot inspect", jsonProblem(err))
-	}
-	if p.ToolName == "" {
-		return denyf("the hook payload names no tool_name; the guard refuses a command it cannot inspect")
-	}
-	if p.HookEventName != "" && p.HookEventName != preToolUse {
-		return Decision{}
-	}
-	if p.ToolName != ShellTool {
-		return Decision{}
-	}
-	var in struct {
-		Command *string `json:"command"`
-	}
-	if err := json.Unmarshal(p.ToolInput, &in); err != nil || in.Command == nil {
-		return denyf("the hook payload's tool_input holds no command string; the guard refuses a command it cannot inspect")
+		return g.unreadable(dir, "cannot read the hook payload (%s)", jsonProblem(err))
 	}
 	cwd := p.CWD
 	switch {
@@ -96,7 +120,110 @@ func Check(data []byte, dir string) Decision {
 	case !filepath.IsAbs(cwd):
 		cwd = filepath.Join(dir, cwd)
 	}
-	return LoadPolicy(state.Find(cwd)).Decide(*in.Command, cwd)
+	if p.HookEventName != "" && p.HookEventName != preToolUse {
+		return Decision{}
+	}
+	if p.ToolName == "" {
+		return g.unreadable(cwd, "the hook payload names no tool_name")
+	}
+	raw, hasCommand := p.ToolInput["command"]
+	if !hasCommand {
+		if d := g.fileTool(p, cwd); d.Deny {
+			return d
+		}
+		if p.ToolName == ShellTool {
+			return g.unreadable(cwd, "the hook payload's tool_input holds no command")
+		}
+		return Decision{}
+	}
+	command, ok := commandString(raw)
+	if string(raw) == "null" {
+		ok = false
+	}
+	if !ok {
+		return g.unreadable(cwd, "the hook payload's tool_input.command is neither a string nor a list of strings")
+	}
+	if p.ToolName == PatchTool {
+		return g.patch(command, cwd)
+	}
+	return g.decide(command, cwd, p.TurnID == nil)
+}
+
+// unreadable refuses what the guard cannot read inside a repository, and
+// allows it outside one.
+func (g *Guard) unreadable(dir, format string, args ...any) Decision {
+	if g.root(dir) == "" {
+		return Decision{}
+	}
+	return denyf(format+"; the guard refuses a command it cannot inspect", args...)
+}
+
+// commandString reads tool_input.command: a string, or an argv list that
+// is joined with shell quoting as Codex does.
+func commandString(raw json.RawMessage) (string, bool) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s, true
+	}
+	var argv []string
+	if err := json.Unmarshal(raw, &argv); err != nil {
+		return "", false
+	}
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = shellQuote(a)
+	}
+	return strings.Join(q, " "), true
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// root is the repository above dir, cached.
+func (g *Guard) root(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	if r, ok := g.found[dir]; ok {
+		return r
+	}
+	find := g.Find
+	if find == nil {
+		find = state.Find
+	}
+	r := find(dir)
+	if g.found == nil {
+		g.found = map[string]string{}
+	}
+	g.found[dir] = r
+	if r != "" {
+		if _, seen := g.policies[r]; !seen {
+			g.known = append(g.known, r)
+			g.policy(r)
+		}
+	}
+	return r
+}
+
+// policy is the repository's policy, read once.
+func (g *Guard) policy(root string) *Policy {
+	if p, ok := g.policies[root]; ok {
+		return p
+	}
+	load := g.Load
+	if load == nil {
+		load = LoadPolicy
+	}
+	p := load(root)
+	if g.policies == nil {
+		g.policies = map[string]*Policy{}
+	}
+	g.policies[root] = p
+	return p
 }
 
 // A Policy is what the guard enforces in one repository: the commands
@@ -105,6 +232,7 @@ type Policy struct {
 	root      string    // repository root; "" outside any repository
 	preflight []pattern // the declared preflight: allowed
 	launches  []pattern // the declared train and eval commands: denied
+	allow     []string  // guard.allow: scripts that are not trainers, relative to root
 	// note says which part of adapter.yaml is not enforced and why; it
 	// is added to every denial so that someone notices.
 	note string
@@ -131,12 +259,13 @@ func LoadPolicy(root string) *Policy {
 		p.note = fmt.Sprintf("cannot read %s: %v", adapterFile, unwrapPath(err))
 		return p
 	}
-	cmds, err := adapter.ParseCommands(adapterFile, data)
+	cmds, allow, err := adapter.ParseGuard(adapterFile, data)
 	if err != nil {
 		p.note = err.Error()
 		return p
 	}
 	p.declare(cmds)
+	p.allow = allow
 	return p
 }
 
@@ -171,33 +300,6 @@ func (p *Policy) declare(cmds map[string]string) {
 	if len(bad) > 0 {
 		p.note = fmt.Sprintf("%s: %s names no command the guard can recognise", adapterFile, strings.Join(bad, " and "))
 	}
-}
-
-// Decide decides on a shell command run in directory cwd.
-func (p *Policy) Decide(command, cwd string) Decision {
-	a := analyzer{}
-	a.source(command, 0)
-	if a.tooDeep != "" {
-		return p.withNote(denyf("%s nests shell commands (more than %d levels) or brackets (more than %d) deeper than the guard follows; run the inner command directly", quote(a.tooDeep), maxDepth, maxBrackets))
-	}
-	for _, c := range a.cmds {
-		if d := p.judge(c, cwd); d.Deny {
-			return p.withNote(d)
-		}
-		// Follow cd DIR, so that cd scripts && bash run.sh train finds the
-		// script the adapter declares.
-		if name := filepath.Base(c.argv[0]); (name == "cd" || name == "pushd") && len(c.argv) == 2 && c.argv[1] != "-" {
-			cwd = resolve(c.argv[1], cwd)
-		}
-	}
-	return Decision{}
-}
-
-func (p *Policy) withNote(d Decision) Decision {
-	if p.note != "" {
-		d.Reason += " (note: " + p.note + "; the commands it declares are not checked until it is fixed)"
-	}
-	return d
 }
 
 // jsonProblem says what is wrong with a payload in the payload's terms.

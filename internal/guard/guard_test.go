@@ -28,10 +28,31 @@ type decideCase struct {
 	want string
 }
 
+// testGuard is a guard for which root, and everything under it, is a
+// repository with policy p (and nothing else is one).
+func testGuard(root string, p *Policy) *Guard {
+	return &Guard{
+		Find: func(dir string) string {
+			if dir == root || strings.HasPrefix(dir, root+"/") {
+				return root
+			}
+			return ""
+		},
+		Load: func(string) *Policy { return p },
+		Home: "/home/dana",
+	}
+}
+
+// runDecide decides on each case in cwd, inside the repository of p (cwd
+// itself when p has no root).
 func runDecide(t *testing.T, p *Policy, cwd string, cases []decideCase) {
 	t.Helper()
+	root := p.root
+	if root == "" {
+		root = cwd
+	}
 	for _, tc := range cases {
-		d := p.Decide(tc.cmd, cwd)
+		d := testGuard(root, p).Decide(tc.cmd, cwd)
 		switch {
 		case tc.want == "allow" && d.Deny:
 			t.Errorf("Decide(%q) denied, want allowed: %s", tc.cmd, d.Reason)
@@ -186,33 +207,6 @@ func TestDecideAllowsEverythingElse(t *testing.T) {
 	})
 }
 
-func TestDecideApprovals(t *testing.T) {
-	runDecide(t, LoadPolicy(""), "/tmp", []decideCase{
-		{"rlxp contract approve --all --yes", "approving the contract is a human act"},
-		{"rlxp contract approve task metrics --by dana --yes", "'rlxp contract approve <section>' in their own terminal"},
-		{"rlxp experiment approve lr-3e-3 --yes", "approving an experiment is a human act"},
-		{"./plugins/rl-experiment-assistant/bin/rlxp contract approve task", "human act"},
-		{"\"${CLAUDE_PLUGIN_ROOT}/scripts/rlxp\" contract approve task", "human act"},
-		{"sh ~/.claude/plugins/cache/rlxp/rl-experiment-assistant/0.1.0/scripts/rlxp contract approve task", "human act"},
-		{"go run ./cmd/rlxp contract approve task --yes", "human act"},
-		{"go run -tags netgo github.com/rlxp/rlxp/cmd/rlxp@latest experiment approve e1", "human act"},
-		{"go run cmd/rlxp/main.go contract approve --all", "human act"},
-		{"yes | rlxp contract approve task", "human act"},
-		{"bash -c 'rlxp contract approve --all --yes'", "human act"},
-		{"USER=dana rlxp contract approve task --yes", "human act"},
-		{"rlxp contract approve --help", "allow"},
-		{"rlxp help contract approve", "allow"},
-		{"rlxp contract status && rlxp contract show task", "allow"},
-		{"rlxp experiment add lr-3e-3 --param lr=3e-3 && rlxp experiment reject old", "allow"},
-		{"rlxp launch lr-3e-3", "allow"},
-		{"rlxp check lr-3e-3 --json", "allow"},
-		{"rlxp gate lr-3e-3", "allow"},
-		{"go run ./cmd/rlxp gate", "allow"},
-		{"go test ./... -run Approve", "allow"},
-		{"grep -n 'contract approve' README.md", "allow"},
-	})
-}
-
 func TestDecideAdapterCommands(t *testing.T) {
 	p := NewPolicy(repo, cartpole())
 	runDecide(t, p, repo, []decideCase{
@@ -222,7 +216,7 @@ func TestDecideAdapterCommands(t *testing.T) {
 		{"bash /work/cartpole/scripts/run.sh train c --seed 0 --out d", "train command"},
 		{"cd /work/cartpole && bash scripts/run.sh train c", "train command"},
 		{"cd scripts && bash run.sh train c", "train command"},
-		{"cd /elsewhere && bash scripts/run.sh train c", "allow"},
+		{"cd /elsewhere && bash scripts/run.sh train c", "train command"},
 		{"bash scripts/run.sh eval runs/x/policy.json --episodes 20 --out runs/x", "runs the eval command declared in .rlxp/adapter.yaml: evaluations spend GPU hours"},
 		// The preflight, whole, is what rlxp check runs, and it is allowed.
 		{"bash scripts/run.sh train configs/baseline.json --seed 0 --out runs/x/seed0 --set lr=0.01 --preflight-only", "allow"},
@@ -318,8 +312,6 @@ func TestDecideDeepBrackets(t *testing.T) {
 		{strings.Repeat("(", 10) + "echo ok" + strings.Repeat(")", 10), "allow"},
 	})
 }
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 func TestPatterns(t *testing.T) {
 	type view struct {
@@ -475,25 +467,34 @@ func TestCheckPayloads(t *testing.T) {
 		{"claude launch", sprintf(claudePayload, root, train), "/", "train command"},
 		{"codex launch", sprintf(codexPayload, root, train), "/", "train command"},
 		{"claude from a subdirectory", sprintf(claudePayload, sub, "bash ../scripts/run.sh train x"), "/", "train command"},
-		{"codex allowed", sprintf(codexPayload, root, "rlxp check e1"), "/", "allow"},
+		{"codex allowed", sprintf(codexPayload, root, "git log -5 -- train.py"), "/", "allow"},
 		{"cwd missing: the hook's own directory", []byte(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"` + train + `"}}`), root, "train command"},
 		{"cwd relative", []byte(`{"cwd":"configs","tool_name":"Bash","tool_input":{"command":"bash ../scripts/run.sh train x"}}`), root, "train command"},
 		{"outside any repository", sprintf(claudePayload, "/", train), "/", "allow"},
-		{"another tool", []byte(`{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"/x/train.py","content":"torchrun"}}`), "/", "allow"},
-		{"codex apply_patch", []byte(`{"hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch"}}`), "/", "allow"},
-		{"an MCP tool", []byte(`{"hook_event_name":"PreToolUse","tool_name":"mcp__shell__run","tool_input":{"command":"torchrun train.py"}}`), "/", "allow"},
-		{"another event", []byte(`{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"torchrun train.py"}}`), "/", "allow"},
-		{"not JSON", []byte(`tool_name: Bash`), "/", "cannot read the hook payload (invalid character"},
-		{"empty", nil, "/", "cannot read the hook payload (unexpected end of JSON input)"},
-		{"JSON null", []byte(`null`), "/", "names no tool_name"},
-		{"an array", []byte(`[1]`), "/", "cannot read the hook payload (a JSON array, not an object)"},
-		{"tool_name not a string", []byte(`{"tool_name":1}`), "/", "cannot read the hook payload (tool_name is a JSON number, not a string)"},
-		{"no tool_input", []byte(`{"tool_name":"Bash"}`), "/", "tool_input holds no command string"},
-		{"command not a string", []byte(`{"tool_name":"Bash","tool_input":{"command":["torchrun","x"]}}`), "/", "tool_input holds no command string"},
-		{"command null", []byte(`{"tool_name":"Bash","tool_input":{"command":null}}`), "/", "tool_input holds no command string"},
+		{"another tool", []byte(`{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"/x/train.py","content":"torchrun"}}`), root, "allow"},
+		{"codex apply_patch", []byte(`{"hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Update File: train.py\n*** End Patch"}}`), root, "allow"},
+		{"codex apply_patch to the ledger", []byte(`{"hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Update File: .rlxp/ledger.jsonl\n*** End Patch"}}`), root, "written by rlxp alone"},
+		{"claude Write to the approvals log", []byte(`{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":".rlxp/approvals.jsonl","content":"{}"}}`), root, "written by rlxp alone"},
+		{"claude Edit of a run record", []byte(`{"hook_event_name":"PreToolUse","tool_name":"Edit","tool_input":{"file_path":"` + root + `/.rlxp/runs/r1/run.json","old_string":"a","new_string":"b"}}`), root, "written by rlxp alone"},
+		{"claude MultiEdit of contract.yaml", []byte(`{"hook_event_name":"PreToolUse","tool_name":"MultiEdit","tool_input":{"file_path":".rlxp/contract.yaml","edits":[]}}`), root, "allow"},
+		{"claude NotebookEdit under runs", []byte(`{"hook_event_name":"PreToolUse","tool_name":"NotebookEdit","tool_input":{"notebook_path":".rlxp/runs/x.ipynb","new_source":""}}`), root, "written by rlxp alone"},
+		{"an MCP tool with a command", []byte(`{"hook_event_name":"PreToolUse","tool_name":"mcp__shell__run","tool_input":{"command":"torchrun train.py"}}`), root, "torchrun"},
+		{"an MCP tool outside", []byte(`{"hook_event_name":"PreToolUse","tool_name":"mcp__shell__run","tool_input":{"command":"torchrun train.py"}}`), "/", "allow"},
+		{"another event", []byte(`{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"torchrun train.py"}}`), root, "allow"},
+		{"not JSON", []byte(`tool_name: Bash`), root, "cannot read the hook payload (invalid character"},
+		{"not JSON outside", []byte(`tool_name: Bash`), "/", "allow"},
+		{"empty", nil, root, "cannot read the hook payload (unexpected end of JSON input)"},
+		{"JSON null", []byte(`null`), root, "names no tool_name"},
+		{"an array", []byte(`[1]`), root, "cannot read the hook payload (a JSON array, not an object)"},
+		{"tool_name not a string", []byte(`{"tool_name":1}`), root, "cannot read the hook payload (tool_name is a JSON number, not a string)"},
+		{"no tool_input", []byte(`{"tool_name":"Bash"}`), root, "tool_input holds no command"},
+		{"command an argv list", []byte(`{"tool_name":"Bash","tool_input":{"command":["torchrun","x"]}}`), root, "torchrun"},
+		{"command a number", []byte(`{"tool_name":"Bash","tool_input":{"command":1}}`), root, "neither a string nor a list of strings"},
+		{"command null", []byte(`{"tool_name":"Bash","tool_input":{"command":null}}`), root, "neither a string nor a list of strings"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := Check(tc.payload, tc.dir)
+			g := &Guard{}
+			d := g.Check(tc.payload, tc.dir)
 			got := "allow"
 			if d.Deny {
 				got = d.Reason

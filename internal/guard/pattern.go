@@ -31,7 +31,7 @@ type token struct {
 // launching), normalized with paths resolved against the repository root.
 func compile(name, tmpl, root string) (pattern, bool) {
 	a := analyzer{}
-	a.source(tmpl, 0)
+	a.source(tmpl, 0, &scope{vars: map[string]string{}, dirs: []string{root}})
 	c, ok := launching(a.cmds)
 	if !ok {
 		return pattern{}, false
@@ -40,7 +40,10 @@ func compile(name, tmpl, root string) (pattern, bool) {
 	for k, v := range c.env {
 		pat.env[k] = tokenOf(v)
 	}
-	argv := normalize(c.argv, root)
+	argv, unknown := normalize(c, root)
+	if unknown != "" {
+		argv = c.argv
+	}
 	for _, w := range argv {
 		pat.words = append(pat.words, tokenOf(w))
 	}

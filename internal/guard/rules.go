@@ -9,53 +9,14 @@ import (
 // launchAdvice is what every refused launch tells the agent to do instead.
 const launchAdvice = "training runs go through 'rlxp launch <experiment>', which checks the contract, the experiment, the budget and the repository's preflight first; run 'rlxp check <experiment>' to see what is missing"
 
-// judge decides on one simple command run in cwd.
-func (p *Policy) judge(c call, cwd string) Decision {
-	if asksHelp(c.argv[1:]) {
-		return Decision{}
-	}
-	if args, ok := rlxpArgs(c.argv); ok {
-		return approval(args, c.text)
-	}
-	argv := normalize(c.argv, cwd)
-	for _, pat := range p.preflight {
-		if pat.matches(c.env, argv) {
-			return Decision{}
-		}
-	}
-	for _, pat := range p.launches {
-		if !pat.matches(c.env, argv) {
-			continue
-		}
-		if pat.name == "eval" {
-			return denyf("%s runs the eval command declared in %s: evaluations spend GPU hours like training; ask the user before running one, and launch an experiment's runs with 'rlxp launch <experiment>'", quote(c.text), adapterFile)
-		}
-		return denyf("%s runs the %s command declared in %s: %s", quote(c.text), pat.name, adapterFile, launchAdvice)
-	}
-	if what := launcher(normalize(c.argv, ""), p.root); what != "" {
-		return denyf("%s starts training directly with %s: %s", quote(c.text), what, launchAdvice)
-	}
-	return Decision{}
-}
-
-// asksHelp reports arguments that only ask a program to describe itself.
-func asksHelp(args []string) bool {
-	for _, a := range args {
-		if a == "--help" || a == "-h" || a == "--version" {
-			return true
-		}
-	}
-	return false
-}
-
 // rlxpArgs returns the arguments of an rlxp invocation: the binary or the
 // plugin's scripts/rlxp shim under any path, or go run of the rlxp command.
-func rlxpArgs(argv []string) ([]string, bool) {
-	if filepath.Base(argv[0]) == "rlxp" {
-		return argv[1:], true
+func rlxpArgs(argv []string, exact []bool) ([]string, []bool, bool) {
+	if programName(argv[0], exact[0]) == "rlxp" {
+		return argv[1:], exact[1:], true
 	}
-	if filepath.Base(argv[0]) != "go" || len(argv) < 3 || argv[1] != "run" {
-		return nil, false
+	if programName(argv[0], exact[0]) != "go" || len(argv) < 3 || argv[1] != "run" {
+		return nil, nil, false
 	}
 	i := 2
 	for i < len(argv) && strings.HasPrefix(argv[i], "-") {
@@ -66,58 +27,187 @@ func rlxpArgs(argv []string) ([]string, bool) {
 		i++
 	}
 	if i >= len(argv) {
-		return nil, false
+		return nil, nil, false
 	}
 	pkg, _, _ := strings.Cut(argv[i], "@")
 	pkg = strings.TrimSuffix(strings.TrimSuffix(pkg, "/main.go"), "/")
 	if pkg == "cmd/rlxp" || strings.HasSuffix(pkg, "/cmd/rlxp") {
-		return argv[i+1:], true
+		return argv[i+1:], exact[i+1:], true
 	}
-	return nil, false
-}
-
-// approval refuses rlxp contract approve and rlxp experiment approve.
-func approval(args []string, text string) Decision {
-	if len(args) < 2 || args[1] != "approve" {
-		return Decision{}
-	}
-	switch args[0] {
-	case "contract":
-		return denyf("%s: approving the contract is a human act; show the user the section with 'rlxp contract show <section>' and ask them to run 'rlxp contract approve <section>' in their own terminal", quote(text))
-	case "experiment":
-		return denyf("%s: approving an experiment is a human act; show the user the experiment with 'rlxp experiment show <id>' and ask them to run 'rlxp experiment approve <id>' in their own terminal", quote(text))
-	}
-	return Decision{}
+	return nil, nil, false
 }
 
 // normalize puts a command in the form patterns are matched in: a Python
-// interpreter of any version becomes "python" without its own options,
-// followed by -m and the module or by the script; a program or script
-// path is resolved against base (when base is not empty).
-func normalize(argv []string, base string) []string {
-	if isPython(filepath.Base(argv[0])) {
-		out := []string{"python"}
-		for i := 1; i < len(argv); i++ {
-			a := argv[i]
-			switch {
-			case a == "-m" && i+1 < len(argv):
-				return append(append(out, "-m", argv[i+1]), argv[i+2:]...)
-			case a == "-c" || a == "-":
-				return out // code on the command line or stdin: no program
-			case a == "-W" || a == "-X":
-				i++
-			case strings.HasPrefix(a, "-"):
-			default:
-				return append(append(out, resolve(a, base)), argv[i+1:]...)
-			}
+// interpreter of any version (and a profiler or debugger that runs a
+// Python program) becomes "python" without its own options, followed by
+// -m and the module or by the script, or by -c for code given inline; a
+// program or script path is resolved against base (when base is not
+// empty). unknown is the word the program hangs on when the guard cannot
+// resolve it.
+func normalize(c call, base string) (argv []string, unknown string) {
+	args, exact := c.argv, c.exact
+	name := programName(args[0], exact[0])
+	if c.script {
+		out := append([]string{resolve(args[0], base)}, args[1:]...)
+		if !exact[0] {
+			return out, args[0]
 		}
-		return out
+		return out, ""
 	}
-	out := append([]string(nil), argv...)
-	if strings.Contains(argv[0], "/") {
-		out[0] = resolve(argv[0], base)
+	if py, ok := pythonProgram(name, args, exact, c.stdin, c.open); ok {
+		if py.unknown != "" {
+			return nil, py.unknown
+		}
+		out := []string{"python"}
+		switch {
+		case py.module != "":
+			return append(append(out, "-m", py.module), py.rest...), ""
+		case py.inline:
+			return append(out, "-c"), ""
+		case py.script != "":
+			return append(append(out, resolve(py.script, base)), py.rest...), ""
+		}
+		return out, ""
 	}
-	return out
+	out := append([]string(nil), args...)
+	out[0] = name
+	if strings.Contains(args[0], "/") && exact[0] {
+		out[0] = resolve(args[0], base)
+	}
+	return out, ""
+}
+
+// A pyRun is what a Python interpreter runs.
+type pyRun struct {
+	module  string   // -m MODULE
+	script  string   // a script path
+	inline  bool     // code on the command line or a here-document
+	rest    []string // the program's arguments
+	unknown string   // the word the program hangs on, when it cannot be resolved
+}
+
+// pythonProgram reads the program a Python interpreter, or a tool that
+// runs Python programs (profilers, debuggers, coverage), runs.
+func pythonProgram(name string, args []string, exact []bool, stdin input, open bool) (pyRun, bool) {
+	switch {
+	case isPython(name) || name == "ipython" || name == "ipython3":
+		return pythonArgs(args[1:], exact[1:], stdin, open), true
+	case name == "coverage" || name == "memray":
+		if len(args) > 1 && args[1] == "run" {
+			return runnerArgs(args[2:], exact[2:], " -o --output --rcfile --source --include --omit --data-file --context -p ", open), true
+		}
+	case name == "scalene" || name == "viztracer" || name == "kernprof" || name == "pyinstrument" || name == "austin":
+		return runnerArgs(args[1:], exact[1:], " -o --outfile --output-file --profile-interval --cpu-sampling-rate --max_stack_depth --tracer_entries -r --renderer -i --interval ", open), true
+	}
+	return pyRun{}, false
+}
+
+// pythonArgs reads the interpreter's own options and what it runs.
+func pythonArgs(args []string, exact []bool, stdin input, open bool) pyRun {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case !exact[i]:
+			return pyRun{unknown: a}
+		case a == "-m" && i+1 < len(args):
+			if !exact[i+1] {
+				return pyRun{unknown: args[i+1]}
+			}
+			return moduleRun(args[i+1], args[i+2:], exact[i+2:], open)
+		case strings.HasPrefix(a, "-m") && len(a) > 2 && !strings.HasPrefix(a, "--"):
+			return moduleRun(a[2:], args[i+1:], exact[i+1:], open)
+		case a == "-c" || strings.HasPrefix(a, "-c") && !strings.HasPrefix(a, "--"):
+			if a == "-c" && i+1 < len(args) && !exact[i+1] {
+				return pyRun{unknown: args[i+1]}
+			}
+			return pyRun{inline: true}
+		case a == "-":
+			return stdinProgram(stdin, args[i+1:])
+		case a == "-W" || a == "-X" || a == "-Q":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			return pyRun{script: a, rest: args[i+1:]}
+		}
+	}
+	if open {
+		return pyRun{unknown: "python (its program comes from input)"}
+	}
+	return stdinProgram(stdin, nil)
+}
+
+// stdinProgram is a Python program read on standard input.
+func stdinProgram(stdin input, rest []string) pyRun {
+	switch stdin.kind {
+	case inText:
+		return pyRun{inline: true}
+	case inFile:
+		return pyRun{script: stdin.path, rest: rest}
+	case inUnknown:
+		return pyRun{unknown: "the program python reads from a pipe"}
+	}
+	return pyRun{} // an interactive interpreter
+}
+
+// moduleRun is python -m MODULE: a module that runs another program
+// (cProfile, pdb, trace, runpy, coverage) is seen through.
+func moduleRun(module string, args []string, exact []bool, open bool) pyRun {
+	valued := ""
+	switch module {
+	case "cProfile", "profile":
+		valued = " -o -s --outfile --sort "
+	case "pdb":
+		valued = " -c --command "
+	case "trace":
+		valued = " -f --file -C --coverdir --ignore-module --ignore-dir "
+	case "runpy", "scalene", "viztracer", "pyinstrument", "memray", "line_profiler", "kernprof":
+		valued = " -o --outfile --output-file -r --renderer "
+	case "coverage":
+		if len(args) == 0 || args[0] != "run" {
+			return pyRun{module: module, rest: args}
+		}
+		args, exact = args[1:], exact[1:]
+		valued = " -o --output --rcfile --source --include --omit --data-file --context -p "
+	default:
+		return pyRun{module: module, rest: args}
+	}
+	if module == "memray" && len(args) > 0 && args[0] == "run" {
+		args, exact = args[1:], exact[1:]
+	}
+	return runnerArgs(args, exact, valued, open)
+}
+
+// runnerArgs reads the program a Python runner (a profiler, a debugger)
+// runs: -m MODULE or the first argument that is not an option.
+func runnerArgs(args []string, exact []bool, valued string, open bool) pyRun {
+	w := wrapper{valued: valued}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case !exact[i]:
+			return pyRun{unknown: a}
+		case a == "--":
+			if i+1 < len(args) {
+				return pyRun{script: args[i+1], rest: args[i+2:]}
+			}
+		case a == "-m" || a == "--module":
+			if i+1 < len(args) {
+				return moduleRun(args[i+1], args[i+2:], exact[i+2:], open)
+			}
+		case w.takesValue(a):
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			if isPython(filepath.Base(a)) {
+				return pythonArgs(args[i+1:], exact[i+1:], input{}, open)
+			}
+			return pyRun{script: a, rest: args[i+1:]}
+		}
+	}
+	if open {
+		return pyRun{unknown: "the program comes from input"}
+	}
+	return pyRun{}
 }
 
 func isPython(name string) bool {
@@ -141,7 +231,9 @@ func resolve(p, base string) string {
 }
 
 // launcher names the well-known trainer entry point argv starts, or "".
-func launcher(argv []string, root string) string {
+// root is the repository (for script paths relative to it) and allow its
+// guard.allow list.
+func launcher(argv []string, root string, allow []string) string {
 	arg := func(i int) string {
 		if i < len(argv) {
 			return argv[i]
@@ -160,13 +252,23 @@ func launcher(argv []string, root string) string {
 		}
 	case "sbatch":
 		return "a Slurm batch job (sbatch)"
-	case "srun":
-		return "a Slurm job step (srun)"
+	case "srun", "salloc":
+		return "a Slurm job (" + name + ")"
+	case "qsub", "qrsh", "qrun":
+		return "a PBS/SGE batch job (" + name + ")"
+	case "bsub":
+		return "an LSF batch job (bsub)"
+	case "condor_submit":
+		return "an HTCondor job (condor_submit)"
 	case "mpirun", "mpiexec", "horovodrun":
 		return "an MPI launcher (" + name + ")"
 	case "ray":
-		if arg(1) == "job" && arg(2) == "submit" {
+		if arg(1) == "job" && arg(2) == "submit" || arg(1) == "submit" {
 			return "ray job submit"
+		}
+	case "sky":
+		if arg(1) == "launch" || arg(1) == "exec" || arg(1) == "jobs" && arg(2) == "launch" || arg(1) == "spot" && arg(2) == "launch" {
+			return "SkyPilot (sky " + arg(1) + ")"
 		}
 	case "tune":
 		if arg(1) == "run" {
@@ -180,14 +282,24 @@ func launcher(argv []string, root string) string {
 		if arg(1) == "-m" {
 			return pythonModule(arg(2))
 		}
-		if arg(1) != "" {
-			return trainingScript(arg(1), root)
+		if arg(1) != "" && arg(1) != "-c" {
+			return trainingScript(arg(1), root, allow)
 		}
 	case "make", "just":
 		return buildTarget(argv)
+	case "jupyter":
+		if arg(1) == "execute" || arg(1) == "nbconvert" || arg(1) == "run" {
+			for _, a := range argv[2:] {
+				if strings.HasSuffix(a, ".ipynb") {
+					return trainingScript(a, root, allow)
+				}
+			}
+		}
+	case "papermill":
+		return trainingScript(arg(1), root, allow)
 	}
-	if strings.HasSuffix(name, ".py") || strings.HasSuffix(name, ".sh") {
-		return trainingScript(argv[0], root)
+	if strings.HasSuffix(name, ".py") || strings.HasSuffix(name, ".sh") || strings.HasSuffix(name, ".bash") {
+		return trainingScript(argv[0], root, allow)
 	}
 	return ""
 }
@@ -223,43 +335,63 @@ func pythonModule(m string) string {
 	return ""
 }
 
-// trainingScript names a training script, Python or shell: one with
-// "train" in its path (relative to the repository when the path is inside
-// it; only the file name for another absolute path, whose directories say
-// nothing about it).
-func trainingScript(path, root string) string {
-	rel := path
+// trainingScript names a training script, Python or shell, by its path
+// (relative to the repository when the path is inside it; only the file
+// name for another absolute path, whose directories say nothing about
+// it). A script root's guard.allow names is not one.
+func trainingScript(path, root string, allow []string) string {
+	rel, shown := path, path
 	if filepath.IsAbs(path) {
 		rel = filepath.Base(path)
 		if root != "" {
 			if r, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(r, "..") {
-				rel = r
+				rel, shown = r, r
+				if allowed(rel, allow) {
+					return ""
+				}
 			}
 		}
 	}
-	parts := strings.Split(filepath.ToSlash(strings.TrimSuffix(strings.TrimSuffix(rel, ".py"), ".sh")), "/")
+	ext := filepath.Ext(rel)
+	parts := strings.Split(filepath.ToSlash(strings.TrimSuffix(rel, ext)), "/")
 	if trainerName(parts) {
-		return "a training script (" + path + ")"
+		return "a training script (" + shown + ")"
 	}
 	return ""
 }
 
+// allowed reports a script, relative to its repository, that guard.allow
+// names (exactly or by a glob).
+func allowed(rel string, allow []string) bool {
+	rel = filepath.ToSlash(rel)
+	for _, a := range allow {
+		a = filepath.ToSlash(filepath.Clean(a))
+		if ok, _ := filepath.Match(a, rel); ok || a == rel {
+			return true
+		}
+	}
+	return false
+}
+
 // trainerName reports a script or module path (its components, the last
-// being its own name) that says it trains: a component contains "train",
-// or its own name has a word naming an RL or fine-tuning algorithm (ppo.py,
-// sac_continuous.py, grpo-7b.sh, finetune.py), and its own name does not
-// start with a word such as plot, eval or test (plot_training_curves.py,
-// tests/test_train.py, make_train_split.py).
+// being its own name) that says it trains. "train" counts as a name
+// segment where it is the verb: the first or last word of a component
+// (train.py, train_ppo.py, ppo_train.sh, train/, grpo_trainer/), words
+// being separated by _ - . or a change to upper case; not inside a word
+// (constraints.py) nor between other words (split_train_val.py). A name
+// with a word naming an RL or fine-tuning algorithm (ppo.py,
+// sac_continuous.py, grpo-7b.sh, finetune.py) trains too. A name starting
+// with a word such as plot, eval or test (plot_training_curves.py,
+// tests/test_train.py, make_train_split.py) does not.
 func trainerName(parts []string) bool {
-	last := strings.ToLower(parts[len(parts)-1])
-	words := strings.FieldsFunc(last, func(r rune) bool { return r == '_' || r == '-' || r == '.' })
+	words := nameWords(parts[len(parts)-1])
 	if len(words) == 0 {
 		return false
 	}
 	switch words[0] {
-	case "plot", "eval", "evaluate", "test", "check", "inspect", "analyze", "analyse", "visualize", "visualise", "viz",
+	case "plot", "eval", "evaluate", "test", "tests", "check", "inspect", "analyze", "analyse", "visualize", "visualise", "viz",
 		"show", "summarize", "summarise", "report", "export", "convert", "download", "prepare", "preprocess", "make",
-		"generate", "gen", "compare", "validate", "verify", "dump", "print", "list", "count", "stats":
+		"generate", "gen", "compare", "validate", "verify", "dump", "print", "list", "count", "stats", "split", "setup", "install":
 		return false
 	}
 	for _, w := range words {
@@ -270,11 +402,42 @@ func trainerName(parts []string) bool {
 		}
 	}
 	for _, p := range parts {
-		if strings.Contains(strings.ToLower(p), "train") {
+		w := nameWords(p)
+		if len(w) > 0 && (trainWord(w[0]) || trainWord(w[len(w)-1])) {
 			return true
 		}
 	}
 	return false
+}
+
+func trainWord(w string) bool { return w == "train" || w == "trainer" || w == "training" }
+
+// nameWords splits a name into lower-case words at _ - . and a change
+// from lower to upper case (trainPPO is train, ppo).
+func nameWords(name string) []string {
+	var words []string
+	var b strings.Builder
+	flush := func() {
+		if b.Len() > 0 {
+			words = append(words, strings.ToLower(b.String()))
+			b.Reset()
+		}
+	}
+	prevLower := false
+	for _, r := range name {
+		switch {
+		case r == '_' || r == '-' || r == '.' || r == ' ':
+			flush()
+			prevLower = false
+			continue
+		case 'A' <= r && r <= 'Z' && prevLower:
+			flush()
+		}
+		b.WriteRune(r)
+		prevLower = 'a' <= r && r <= 'z' || '0' <= r && r <= '9'
+	}
+	flush()
+	return words
 }
 
 // quote shows a command in a reason: on one line, shortened.
@@ -294,11 +457,23 @@ func Trainer(argv []string, cwd string) string {
 	if len(argv) == 0 || argv[0] == "" {
 		return ""
 	}
-	n := normalize(argv, cwd)
-	if n[0] == "python" && len(n) > 1 && n[1] != "-m" {
-		if l := launcher(append([]string{filepath.Base(n[1])}, n[2:]...), ""); l != "" && !strings.HasPrefix(l, "a training script") {
+	n, _ := normalize(call{argv: argv, exact: trues(len(argv))}, cwd)
+	if len(n) == 0 {
+		return ""
+	}
+	if n[0] == "python" && len(n) > 1 && n[1] != "-m" && n[1] != "-c" {
+		if l := launcher(append([]string{filepath.Base(n[1])}, n[2:]...), "", nil); l != "" && !strings.HasPrefix(l, "a training script") {
 			return l
 		}
 	}
-	return launcher(n, cwd)
+	what := launcher(n, cwd, nil)
+	if strings.HasPrefix(what, "a training script (") {
+		// A process is named by its script's full path.
+		script := n[0]
+		if n[0] == "python" {
+			script = n[1]
+		}
+		what = "a training script (" + script + ")"
+	}
+	return what
 }

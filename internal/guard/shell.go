@@ -14,22 +14,93 @@ const maxDepth = 8
 // A call is one simple command as it runs, after wrappers such as env,
 // nohup or uv run are peeled off.
 type call struct {
-	env  map[string]string // NAME=VALUE assignments in effect
-	argv []string          // the words that run, quotes removed
-	text string            // the command as written, for messages
+	env   map[string]string // NAME=VALUE assignments in effect
+	argv  []string          // the words that run, expanded as bash expands them
+	exact []bool            // argv[i] is what runs; false: an expansion the guard cannot resolve, kept as written
+	text  string            // the command as written, for messages
+	dirs  []string          // where it may run: every directory a cd before it may have moved to
+	stdin input             // what it reads on standard input
+	// open says that more arguments come from input the guard does not
+	// see (xargs, find -exec {}, parallel).
+	open bool
+	// script says that argv[0] is a script a shell runs, not a program
+	// looked up on PATH.
+	script bool
+	// opaqueWhy, when set, says what runs is argv[0], which the guard
+	// cannot resolve or read.
+	opaqueWhy string
+}
+
+// An input is what a command reads on its standard input.
+type input struct {
+	kind inputKind
+	text string // inText: the text itself (a here-document, echo's words)
+	path string // inFile: the file, as written
+}
+
+type inputKind int
+
+const (
+	inNone    inputKind = iota // the terminal, or nothing
+	inText                     // known text
+	inFile                     // a file
+	inUnknown                  // the output of a command the guard cannot read
+)
+
+// A write is a file a redirection writes.
+type write struct {
+	path  string
+	exact bool
+	dirs  []string
+	text  string
 }
 
 // An analyzer turns shell source into the simple commands it runs.
 type analyzer struct {
 	cmds    []call
+	writes  []write
 	tooDeep string // the first source nested beyond maxDepth
+	home    string // $HOME, for ~
+}
+
+// A scope is what a command inherits from the shell that runs it.
+type scope struct {
+	vars  map[string]string // variables the guard knows the value of
+	dirs  []string          // candidate working directories; "" is one the guard cannot tell
+	stdin input
+	// marks are words standing for arguments filled in later ({} of
+	// find -exec and parallel, xargs -I's replace string): a word that
+	// holds one is not exact.
+	marks []string
+}
+
+func (s *scope) clone() *scope {
+	c := *s
+	c.vars = make(map[string]string, len(s.vars))
+	for k, v := range s.vars {
+		c.vars[k] = v
+	}
+	c.dirs = append([]string(nil), s.dirs...)
+	return &c
+}
+
+// chdir adds a directory the shell may have moved to. The earlier ones
+// stay candidates: cd may fail, and a subshell's cd does not last, so
+// the guard judges later commands in all of them.
+func (s *scope) chdir(dir string) {
+	for _, d := range s.dirs {
+		if d == dir {
+			return
+		}
+	}
+	s.dirs = append(s.dirs, dir)
 }
 
 // source analyses shell source: every simple command in it, including
 // those in pipelines, lists, subshells, command substitutions, functions
 // and control flow. Source that does not parse as bash is split on the
 // shell's operators instead, so that a launch inside it is still seen.
-func (a *analyzer) source(src string, depth int) {
+func (a *analyzer) source(src string, depth int, sc *scope) {
 	if depth > maxDepth || bracketDepth(src) > maxBrackets {
 		if a.tooDeep == "" {
 			a.tooDeep = src
@@ -38,30 +109,246 @@ func (a *analyzer) source(src string, depth int) {
 	}
 	f, err := syntax.NewParser().Parse(strings.NewReader(src), "")
 	if err != nil {
-		a.fallback(src, depth)
+		a.fallback(src, depth, sc)
 		return
 	}
-	syntax.Walk(f, func(n syntax.Node) bool {
-		st, ok := n.(*syntax.Stmt)
-		if !ok {
-			return true
-		}
-		if ce, ok := st.Cmd.(*syntax.CallExpr); ok && len(ce.Args) > 0 {
-			env := map[string]string{}
-			for _, as := range ce.Assigns {
-				if as.Name != nil && as.Value != nil {
-					env[as.Name.Value] = wordText(src, as.Value)
+	w := &walker{a: a, src: src, depth: depth}
+	w.stmts(f.Stmts, sc)
+}
+
+// A walker walks one parsed source.
+type walker struct {
+	a     *analyzer
+	src   string
+	depth int
+}
+
+func (w *walker) stmts(list []*syntax.Stmt, sc *scope) {
+	for _, s := range list {
+		w.stmt(s, sc, sc.stdin)
+	}
+}
+
+// stmt walks one statement whose standard input is in.
+func (w *walker) stmt(s *syntax.Stmt, sc *scope, in input) {
+	if s == nil {
+		return
+	}
+	for _, r := range s.Redirs {
+		w.substs(r.Word, sc)
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.ClbOut, syntax.RdrInOut:
+			if r.Word != nil {
+				f, ok := w.fields(r.Word, sc)
+				for _, p := range f {
+					w.a.writes = append(w.a.writes, write{path: p, exact: ok, dirs: sc.dirs, text: w.span(s.Pos(), s.End())})
 				}
 			}
-			args := make([]string, len(ce.Args))
-			for i, w := range ce.Args {
-				args[i] = wordText(src, w)
+		}
+		if r.N != nil && r.N.Value != "0" {
+			continue
+		}
+		switch {
+		case r.Op == syntax.RdrIn && r.Word != nil:
+			if f, ok := w.fields(r.Word, sc); ok && len(f) == 1 {
+				in = input{kind: inFile, path: f[0]}
+			} else {
+				in = input{kind: inUnknown}
 			}
-			a.run(env, args, span(src, ce.Pos(), ce.End()), stdinText(src, st.Redirs), depth)
+		case (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) && r.Hdoc != nil:
+			w.substs(r.Hdoc, sc)
+			in = input{kind: inText, text: w.span(r.Hdoc.Pos(), r.Hdoc.End())}
+		case r.Op == syntax.WordHdoc && r.Word != nil:
+			if f, ok := w.fields(r.Word, sc); ok {
+				in = input{kind: inText, text: strings.Join(f, " ")}
+			} else {
+				in = input{kind: inUnknown}
+			}
+		}
+	}
+	switch c := s.Cmd.(type) {
+	case *syntax.CallExpr:
+		w.callExpr(c, sc, in)
+	case *syntax.BinaryCmd:
+		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
+			w.stmt(c.X, sc, in)
+			w.stmt(c.Y, sc, w.piped(c.X, sc))
+			return
+		}
+		w.stmt(c.X, sc, in)
+		w.stmt(c.Y, sc, in)
+	case *syntax.Subshell:
+		inner := sc.clone()
+		inner.stdin = in
+		w.stmts(c.Stmts, inner)
+	case *syntax.Block:
+		w.stmts(c.Stmts, sc)
+	case *syntax.IfClause:
+		for ic := c; ic != nil; ic = ic.Else {
+			w.stmts(ic.Cond, sc)
+			w.stmts(ic.Then, sc)
+		}
+	case *syntax.WhileClause:
+		w.stmts(c.Cond, sc)
+		w.stmts(c.Do, sc)
+	case *syntax.ForClause:
+		switch l := c.Loop.(type) {
+		case *syntax.WordIter:
+			for _, x := range l.Items {
+				w.substs(x, sc)
+			}
+			delete(sc.vars, l.Name.Value)
+		case *syntax.CStyleLoop:
+			w.substs(l, sc)
+		}
+		w.stmts(c.Do, sc)
+	case *syntax.CaseClause:
+		w.substs(c.Word, sc)
+		for _, it := range c.Items {
+			w.stmts(it.Stmts, sc)
+		}
+	case *syntax.FuncDecl:
+		w.stmt(c.Body, sc, in)
+	case *syntax.DeclClause:
+		for _, as := range c.Args {
+			w.assign(as, sc)
+		}
+	case *syntax.TimeClause:
+		w.stmt(c.Stmt, sc, in)
+	case *syntax.CoprocClause:
+		w.stmt(c.Stmt, sc, in)
+	case nil:
+	default:
+		w.substs(c, sc)
+	}
+}
+
+// piped is what the statement x writes to a pipe, as far as the guard can
+// tell: the words of echo or printf, or the file cat reads.
+func (w *walker) piped(x *syntax.Stmt, sc *scope) input {
+	ce, ok := x.Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Args) == 0 || len(x.Redirs) > 0 {
+		return input{kind: inUnknown}
+	}
+	argv, exact := w.words(ce.Args, sc)
+	for _, e := range exact {
+		if !e {
+			return input{kind: inUnknown}
+		}
+	}
+	switch filepath.Base(argv[0]) {
+	case "echo":
+		args := argv[1:]
+		for len(args) > 0 && (args[0] == "-n" || args[0] == "-e" || args[0] == "-E") {
+			args = args[1:]
+		}
+		return input{kind: inText, text: strings.Join(args, " ")}
+	case "printf":
+		if len(argv) == 2 && !strings.Contains(argv[1], "%") {
+			return input{kind: inText, text: strings.NewReplacer(`\n`, "\n", `\t`, "\t").Replace(argv[1])}
+		}
+	case "cat":
+		if len(argv) == 2 && !strings.HasPrefix(argv[1], "-") {
+			return input{kind: inFile, path: argv[1]}
+		}
+	}
+	return input{kind: inUnknown}
+}
+
+// callExpr walks a simple command: its assignments, its words, and the
+// command itself.
+func (w *walker) callExpr(c *syntax.CallExpr, sc *scope, in input) {
+	if len(c.Args) == 0 {
+		for _, as := range c.Assigns {
+			w.assign(as, sc)
+		}
+		return
+	}
+	env := map[string]string{}
+	for _, as := range c.Assigns {
+		if as.Name != nil && as.Value != nil {
+			w.substs(as.Value, sc)
+			env[as.Name.Value] = wordText(w.src, as.Value)
+		}
+	}
+	for _, x := range c.Args {
+		w.substs(x, sc)
+	}
+	argv, exact := w.words(c.Args, sc)
+	if len(argv) == 0 {
+		return
+	}
+	text := w.span(c.Pos(), c.End())
+	inner := *sc
+	inner.stdin = in
+	w.a.run(env, argv, exact, text, &inner, w.depth)
+	// cd and pushd move the shell for the commands after them.
+	if name := filepath.Base(argv[0]); name == "cd" || name == "pushd" {
+		args := argv[1:]
+		ex := exact[1:]
+		for len(args) > 0 && strings.HasPrefix(args[0], "-") && args[0] != "-" {
+			args, ex = args[1:], ex[1:]
+		}
+		switch {
+		case len(args) == 0:
+			sc.chdir(w.a.home)
+		case len(args) == 1 && ex[0] && args[0] != "-":
+			for _, d := range append([]string(nil), sc.dirs...) {
+				if d != "" || filepath.IsAbs(args[0]) {
+					sc.chdir(resolve(args[0], d))
+				}
+			}
+		default:
+			sc.chdir("")
+		}
+	}
+}
+
+// assign records a variable assignment: its value when the guard can
+// resolve it, else that the variable is unknown.
+func (w *walker) assign(as *syntax.Assign, sc *scope) {
+	if as == nil || as.Name == nil {
+		return
+	}
+	if as.Value == nil {
+		if as.Array != nil || as.Naked {
+			delete(sc.vars, as.Name.Value)
+		}
+		return
+	}
+	w.substs(as.Value, sc)
+	v, ok := w.literal(as.Value, sc)
+	if !ok || as.Append {
+		delete(sc.vars, as.Name.Value)
+		return
+	}
+	sc.vars[as.Name.Value] = v
+}
+
+// substs walks the commands that command and process substitutions inside
+// a node run.
+func (w *walker) substs(n syntax.Node, sc *scope) {
+	if n == nil {
+		return
+	}
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst:
+			inner := sc.clone()
+			inner.stdin = input{}
+			w.stmts(n.Stmts, inner)
+			return false
+		case *syntax.ProcSubst:
+			inner := sc.clone()
+			inner.stdin = input{kind: inUnknown}
+			w.stmts(n.Stmts, inner)
+			return false
 		}
 		return true
 	})
 }
+
+func (w *walker) span(from, to syntax.Pos) string { return span(w.src, from, to) }
 
 // maxBrackets bounds the nesting of brackets the shell parser is given:
 // it recurses once per level, and a deep enough nest would exhaust the
@@ -85,112 +372,22 @@ func bracketDepth(src string) int {
 }
 
 // fallback splits source the parser rejected on the shell's operators and
-// removes quotes: rough, but it sees the words a launch is made of.
-func (a *analyzer) fallback(src string, depth int) {
+// removes quotes: rough, but it sees the words a launch is made of. A
+// word with an expansion left in it is not exact.
+func (a *analyzer) fallback(src string, depth int, sc *scope) {
 	unquote := strings.NewReplacer(`"`, "", `'`, "", `\`, "")
-	for _, seg := range strings.FieldsFunc(src, func(r rune) bool { return strings.ContainsRune(";&|()`\n", r) }) {
-		if words := strings.Fields(unquote.Replace(seg)); len(words) > 0 {
-			a.run(map[string]string{}, words, strings.TrimSpace(seg), "", depth)
-		}
-	}
-}
-
-// run peels assignments, wrappers and shells off one simple command and
-// records what is left. stdin is the text of a here-document or here-string
-// the command reads, for a shell that runs it.
-func (a *analyzer) run(env map[string]string, args []string, text, stdin string, depth int) {
-	for len(args) > 0 {
-		if k, v, ok := assignment(args[0]); ok {
-			env[k] = v
-			args = args[1:]
+	for _, seg := range strings.FieldsFunc(src, func(r rune) bool { return strings.ContainsRune(";&|()`\n<>", r) }) {
+		words := strings.Fields(unquote.Replace(seg))
+		if len(words) == 0 {
 			continue
 		}
-		name := filepath.Base(args[0])
-		if isShell(name) {
-			a.shell(env, args, text, stdin, depth)
-			return
+		exact := make([]bool, len(words))
+		for i, x := range words {
+			exact[i] = !strings.ContainsAny(x, "$*?[{~")
 		}
-		switch name {
-		case "tmux":
-			if src, ok := tmuxCommand(args); ok {
-				a.source(src, depth+1)
-			}
-			return
-		case "screen":
-			i := screenCommand(args)
-			if i < 0 || i >= len(args) {
-				return
-			}
-			args = args[i:]
-			continue
-		}
-		w, ok := wrapperFor(name, args)
-		if !ok {
-			break
-		}
-		i := w.commandAt(args)
-		if i < 0 || i >= len(args) {
-			return // nothing runs: command -v, ssh without a command, ...
-		}
-		if w.shell {
-			a.source(strings.Join(args[i:], " "), depth+1)
-			return
-		}
-		args = args[i:]
-	}
-	if len(args) > 0 {
-		a.cmds = append(a.cmds, call{env: env, argv: args, text: text})
-	}
-}
-
-// isShell reports the shells whose -c string or script the guard follows.
-func isShell(name string) bool {
-	switch name {
-	case "bash", "sh", "zsh", "dash", "ksh", "mksh", "source", ".":
-		return true
-	}
-	return false
-}
-
-// shell follows a shell invocation: the string of -c, else the script and
-// its arguments, else the here-document it reads.
-func (a *analyzer) shell(env map[string]string, args []string, text, stdin string, depth int) {
-	i, command, fromStdin := 1, false, false
-	// source and . take no options: the script comes first.
-	if name := filepath.Base(args[0]); name != "source" && name != "." {
-	opts:
-		for i < len(args) {
-			w := args[i]
-			switch {
-			case w == "--" || w == "-":
-				i++
-				break opts
-			case !strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "+"):
-				break opts
-			case w == "-o" || w == "+o" || w == "-O" || w == "+O" || w == "--rcfile" || w == "--init-file":
-				i += 2
-				continue
-			case !strings.HasPrefix(w, "--"):
-				command = command || strings.ContainsRune(w[1:], 'c')
-				fromStdin = fromStdin || strings.ContainsRune(w[1:], 's')
-			}
-			i++
-		}
-	}
-	switch {
-	case command:
-		// Words after the -c string become $0, $1, ...: not commands.
-		if i < len(args) {
-			a.source(args[i], depth+1)
-		}
-	case i < len(args) && !fromStdin:
-		script := args[i]
-		if !strings.Contains(script, "/") {
-			script = "./" + script // a script path, not a command looked up on PATH
-		}
-		a.run(env, append([]string{script}, args[i+1:]...), text, "", depth)
-	case stdin != "":
-		a.source(stdin, depth+1)
+		inner := *sc
+		inner.stdin = input{kind: inUnknown}
+		a.run(map[string]string{}, words, exact, strings.TrimSpace(seg), &inner, depth)
 	}
 }
 
@@ -208,8 +405,8 @@ func assignment(w string) (string, string, bool) {
 	return k, v, true
 }
 
-// wordText is a word as the command receives it: quotes removed and escapes
-// resolved. Expansions ($VAR, $(...)) stay as written, so that
+// wordText is a word as written with quotes removed and escapes resolved;
+// expansions ($VAR, $(...)) stay as written, so that
 // "${CLAUDE_PLUGIN_ROOT}/scripts/rlxp" still ends in /rlxp.
 func wordText(src string, w *syntax.Word) string {
 	var b strings.Builder
@@ -260,24 +457,6 @@ func unescape(s string, quoted bool) string {
 	return b.String()
 }
 
-// stdinText is the here-document or here-string a command reads on its
-// standard input, as written.
-func stdinText(src string, redirs []*syntax.Redirect) string {
-	text := ""
-	for _, r := range redirs {
-		if r.N != nil && r.N.Value != "0" {
-			continue
-		}
-		switch {
-		case (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) && r.Hdoc != nil:
-			text = span(src, r.Hdoc.Pos(), r.Hdoc.End())
-		case r.Op == syntax.WordHdoc && r.Word != nil:
-			text = wordText(src, r.Word)
-		}
-	}
-	return text
-}
-
 // span is the source between two positions.
 func span(src string, from, to syntax.Pos) string {
 	i, j := int(from.Offset()), int(to.Offset())
@@ -299,7 +478,7 @@ type Command struct {
 // guard sees a command line; the audit reads runner scripts with it.
 func Commands(src string) []Command {
 	a := analyzer{}
-	a.source(src, 0)
+	a.source(src, 0, &scope{vars: map[string]string{}, dirs: []string{""}})
 	out := make([]Command, len(a.cmds))
 	for i, c := range a.cmds {
 		out[i] = Command{Env: c.env, Argv: c.argv, Text: c.text}

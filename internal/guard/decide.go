@@ -1,0 +1,277 @@
+package guard
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// Decide decides on a shell command run in directory cwd, for a host that
+// can ask the human.
+func (g *Guard) Decide(command, cwd string) Decision {
+	return g.decide(command, cwd, true)
+}
+
+// decide decides on a shell command. The rules of a repository apply to
+// every command that touches it: runs in it (after any cd), or names a
+// script or directory inside it.
+func (g *Guard) decide(command, cwd string, canAsk bool) Decision {
+	a := analyzer{home: g.Home}
+	a.source(command, 0, &scope{vars: map[string]string{}, dirs: []string{cwd}})
+	if a.tooDeep != "" {
+		if g.root(cwd) == "" {
+			return Decision{}
+		}
+		return denyf("%s nests shell commands (more than %d levels) or brackets (more than %d) deeper than the guard follows; run the inner command directly", quote(a.tooDeep), maxDepth, maxBrackets)
+	}
+	for _, w := range a.writes {
+		if !w.exact {
+			continue
+		}
+		for _, d := range w.dirs {
+			if p := resolve(w.path, d); protectedShellWrite(p) {
+				return denyf("%s writes %s: %s", quote(w.text), w.path, protectedAdvice)
+			}
+		}
+	}
+	var ask Decision
+	for _, c := range a.cmds {
+		if d := g.shellWrites(c); d.Deny {
+			return d
+		}
+		roots := g.rootsOf(c)
+		if len(roots) == 0 {
+			continue
+		}
+		d := g.judge(c, roots, canAsk)
+		if d.Deny {
+			return g.withNote(d, roots)
+		}
+		if d.Ask && !ask.Ask {
+			ask = d
+		}
+	}
+	return ask
+}
+
+// rootsOf lists the repositories a command touches: those its working
+// directories are in, and those of the paths among its words (a script, a
+// -C or --root directory). A directory the guard cannot tell stands for
+// every repository met so far.
+func (g *Guard) rootsOf(c call) []string {
+	var roots []string
+	add := func(r string) {
+		if r == "" {
+			return
+		}
+		for _, x := range roots {
+			if x == r {
+				return
+			}
+		}
+		roots = append(roots, r)
+	}
+	unknown := false
+	for _, d := range c.dirs {
+		if d == "" {
+			unknown = true
+			continue
+		}
+		add(g.root(d))
+	}
+	for i, w := range c.argv {
+		if !c.exact[i] {
+			continue
+		}
+		if _, v, ok := strings.Cut(w, "="); ok && strings.HasPrefix(w, "-") {
+			w = v
+		}
+		dirFlag := i > 0 && dirOption(c.argv[i-1])
+		if !dirFlag && !strings.Contains(w, "/") && !strings.HasSuffix(w, ".py") && !strings.HasSuffix(w, ".sh") && w != ".." {
+			continue
+		}
+		for _, d := range c.dirs {
+			if d != "" || filepath.IsAbs(w) {
+				add(g.root(resolve(w, d)))
+			}
+		}
+	}
+	if unknown {
+		for _, r := range g.known {
+			add(r)
+		}
+	}
+	return roots
+}
+
+// dirOption reports options whose value is a directory a command works in.
+func dirOption(o string) bool {
+	switch o {
+	case "-C", "--root", "--chdir", "--directory", "--cwd", "--project", "--working-directory", "--workdir", "--project-directory", "-D":
+		return true
+	}
+	return false
+}
+
+func (g *Guard) withNote(d Decision, roots []string) Decision {
+	for _, r := range roots {
+		if p := g.policy(r); p.note != "" {
+			d.Reason += oneLine(" (note: " + p.note + "; the commands it declares are not checked until it is fixed)")
+			break
+		}
+	}
+	return d
+}
+
+// judge decides on one simple command inside the repositories roots.
+func (g *Guard) judge(c call, roots []string, canAsk bool) Decision {
+	if c.opaqueWhy != "" {
+		return unverifiable(c.text, c.argv[0], c.opaqueWhy)
+	}
+	name := programName(c.argv[0], c.exact[0])
+	if name == "" {
+		return unverifiable(c.text, c.argv[0], "the program")
+	}
+	if args, exact, ok := rlxpArgs(c.argv, c.exact); ok {
+		return g.rlxp(c, args, exact, canAsk)
+	}
+	dirs := c.dirs
+	if hasUnknown(dirs) {
+		dirs = append(append([]string(nil), dirs...), roots...)
+	}
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		n, unknown := normalize(c, d)
+		if unknown != "" {
+			return unverifiable(c.text, unknown, "the program "+filepath.Base(c.argv[0])+" runs")
+		}
+		if asksHelp(n) {
+			return Decision{}
+		}
+		for _, r := range roots {
+			p := g.policy(r)
+			if p.preflightMatch(c.env, n) {
+				return Decision{}
+			}
+			if d := p.declared(c, n); d.Deny {
+				return d
+			}
+		}
+	}
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		n, _ := normalize(c, d)
+		for _, r := range roots {
+			if what := launcher(n, r, g.policy(r).allow); what != "" {
+				return denyf("%s starts training directly with %s: %s", quote(c.text), what, launchAdvice)
+			}
+		}
+	}
+	return Decision{}
+}
+
+// unverifiable refuses a command whose verdict hangs on a word the guard
+// cannot resolve without running something.
+func unverifiable(text, word, what string) Decision {
+	return denyf("%s: cannot verify %s: %s cannot be resolved without running something; inside a repository with .rlxp/ the guard refuses what it cannot verify: write the command out literally", quote(text), what, quote(word))
+}
+
+// preflightMatch reports the declared preflight.
+func (p *Policy) preflightMatch(env map[string]string, argv []string) bool {
+	for _, pat := range p.preflight {
+		if pat.matches(env, argv) {
+			return true
+		}
+	}
+	return false
+}
+
+// declared refuses the train and eval commands adapter.yaml declares.
+func (p *Policy) declared(c call, argv []string) Decision {
+	for _, pat := range p.launches {
+		if !pat.matches(c.env, argv) {
+			continue
+		}
+		if pat.name == "eval" {
+			return denyf("%s runs the eval command declared in %s: evaluations spend GPU hours like training; ask the user before running one, and launch an experiment's runs with 'rlxp launch <experiment>'", quote(c.text), adapterFile)
+		}
+		return denyf("%s runs the %s command declared in %s: %s", quote(c.text), pat.name, adapterFile, launchAdvice)
+	}
+	return Decision{}
+}
+
+// rlxp decides on an rlxp command line, read with rlxp's own flags.
+func (g *Guard) rlxp(c call, args []string, exact []bool, canAsk bool) Decision {
+	if g.Rlxp == nil {
+		return denyf("%s: this guard was built without rlxp's command definitions and cannot read an rlxp command line", quote(c.text))
+	}
+	inv := g.Rlxp(args)
+	pathLen := len(strings.Fields(inv.Command))
+	for i, e := range exact {
+		if !e && (inv.Command == "" || i < pathLen || sensitive(inv.Command)) {
+			return unverifiable(c.text, args[i], "which rlxp command runs")
+		}
+	}
+	if c.open && (inv.Command == "" || sensitive(inv.Command)) {
+		return unverifiable(c.text, strings.Join(append([]string{"rlxp"}, args...), " "), "the arguments rlxp gets from its input")
+	}
+	switch inv.Command {
+	case "contract approve":
+		return denyf("%s: approving the contract is a human act; show the user the section with 'rlxp contract show <section>' and ask them to run 'rlxp contract approve <section>' in their own terminal", quote(c.text))
+	case "experiment approve":
+		return denyf("%s: approving an experiment is a human act; show the user the experiment with 'rlxp experiment show <id>' and ask them to run 'rlxp experiment approve <id>' in their own terminal", quote(c.text))
+	case "launch":
+		if inv.Flags["confirm"] == "" {
+			return Decision{}
+		}
+		if !canAsk {
+			return denyf("%s confirms a launch plan, which is the human's to confirm and this host cannot ask them: show the user the plan ('rlxp launch <experiment>' prints it) and ask the human to run it", quote(c.text))
+		}
+		exp := strings.Join(inv.Args, " ")
+		return Decision{Ask: true, Reason: oneLine(fmt.Sprintf("The agent asks to start the runs of experiment %s with launch plan %s: allow only if you have reviewed that plan ('rlxp launch %s' prints it)", exp, inv.Flags["confirm"], exp))}
+	}
+	return Decision{}
+}
+
+// sensitive reports the rlxp commands whose every argument decides the
+// verdict.
+func sensitive(cmd string) bool {
+	return cmd == "contract approve" || cmd == "experiment approve" || cmd == "launch"
+}
+
+// asksHelp reports a command that only asks a program to describe itself:
+// a help or version flag right after the program (or its script, module
+// or subcommand) and nothing after it. A flag further on may be another
+// option's value (rlxp ... --by --version) or the trainer's own argument.
+func asksHelp(n []string) bool {
+	last := n[len(n)-1]
+	if last != "--help" && last != "-h" && last != "--version" {
+		return false
+	}
+	limit := 3
+	if len(n) > 1 && n[1] == "-m" {
+		limit = 4
+	}
+	return len(n) <= limit
+}
+
+func trues(n int) []bool {
+	b := make([]bool, n)
+	for i := range b {
+		b[i] = true
+	}
+	return b
+}
+
+func hasUnknown(dirs []string) bool {
+	for _, d := range dirs {
+		if d == "" {
+			return true
+		}
+	}
+	return false
+}

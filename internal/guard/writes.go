@@ -1,0 +1,242 @@
+package guard
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+
+	"github.com/rlxp/rlxp/internal/state"
+)
+
+// protectedAdvice is what a refused write to rlxp's records says.
+const protectedAdvice = "the approvals log, the ledger, run records and the .rlxp/*.yaml files are written by rlxp alone (approvals, launches and scores go through rlxp commands; edit contract.yaml, experiments.yaml and adapter.yaml with the file-editing tool, where the user sees the change)"
+
+// recordsAdvice is what a refused file-tool write says.
+const recordsAdvice = "the approvals log, the ledger and run records are written by rlxp alone: approvals, launches and scores go through rlxp commands"
+
+// protectedRecord reports a path rlxp alone writes: the approvals log, the
+// ledger, run records, or the .rlxp directory itself.
+func protectedRecord(p string) bool {
+	rest, ok := underState(p)
+	if !ok {
+		return false
+	}
+	if len(rest) == 0 {
+		return true
+	}
+	switch rest[0] {
+	case "approvals.jsonl", "ledger.jsonl", "runs":
+		return true
+	}
+	return strings.HasPrefix(rest[0], "approvals.jsonl") || strings.HasPrefix(rest[0], "ledger.jsonl")
+}
+
+// protectedShellWrite reports a path the shell must not write: a record,
+// or one of .rlxp's YAML files, which agents edit with the file tools,
+// where the user sees the change.
+func protectedShellWrite(p string) bool {
+	if protectedRecord(p) {
+		return true
+	}
+	rest, ok := underState(p)
+	if !ok || len(rest) != 1 {
+		return false
+	}
+	ext := filepath.Ext(rest[0])
+	return ext == ".yaml" || ext == ".yml"
+}
+
+// underState splits a path at its last .rlxp component: the components
+// after it, and whether it has one.
+func underState(p string) ([]string, bool) {
+	parts := strings.Split(filepath.ToSlash(filepath.Clean(p)), "/")
+	for i := len(parts) - 1; i >= 0; i-- {
+		if parts[i] == state.DirName {
+			return parts[i+1:], true
+		}
+	}
+	return nil, false
+}
+
+// shellWrites refuses a command that writes one of rlxp's files: tee, sed
+// -i, cp, mv, ln, rm, truncate and the like naming one, or inline code
+// (python -c, a here-document) that opens one for writing.
+func (g *Guard) shellWrites(c call) Decision {
+	if c.opaqueWhy != "" {
+		return Decision{}
+	}
+	name := programName(c.argv[0], c.exact[0])
+	targets := writeTargets(name, c.argv, c.exact)
+	for _, t := range targets {
+		for _, d := range c.dirs {
+			if protectedShellWrite(resolve(t, d)) {
+				return denyf("%s writes %s: %s", quote(c.text), t, protectedAdvice)
+			}
+		}
+	}
+	if code := inlineCode(name, c); code != "" && writesState(code) {
+		return denyf("%s: its inline code writes under .rlxp/: %s", quote(c.text), protectedAdvice)
+	}
+	return Decision{}
+}
+
+// writeTargets lists the words a file utility writes (or removes, links
+// or moves).
+func writeTargets(name string, argv []string, exact []bool) []string {
+	var operands []string
+	for i := 1; i < len(argv); i++ {
+		if exact[i] && !strings.HasPrefix(argv[i], "-") {
+			operands = append(operands, argv[i])
+		}
+	}
+	has := func(flag string) bool {
+		for _, a := range argv[1:] {
+			if a == flag || strings.HasPrefix(a, flag+"=") || strings.HasPrefix(flag, "-i") && strings.HasPrefix(a, flag) {
+				return true
+			}
+			if len(flag) == 2 && strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a[1:], flag[1:]) {
+				return true
+			}
+		}
+		return false
+	}
+	switch name {
+	case "tee", "mv", "ln", "link", "unlink", "rm", "rmdir", "truncate", "shred", "touch", "mkdir", "patch", "mkfifo", "mknod", "chmod", "chattr", "setfacl":
+		return operands
+	case "sed", "gsed", "perl":
+		if has("-i") || has("--in-place") {
+			return operands
+		}
+	case "awk", "gawk":
+		for i, a := range argv {
+			if (a == "-i" || a == "--include") && i+1 < len(argv) && argv[i+1] == "inplace" {
+				return operands
+			}
+		}
+	case "cp", "install", "rsync", "scp", "rclone":
+		for i, a := range argv {
+			switch {
+			case (a == "-t" || a == "--target-directory") && i+1 < len(argv):
+				return []string{argv[i+1]}
+			case strings.HasPrefix(a, "--target-directory="):
+				return []string{strings.TrimPrefix(a, "--target-directory=")}
+			}
+		}
+		if len(operands) > 0 {
+			return operands[len(operands)-1:]
+		}
+	case "dd":
+		for _, a := range operands {
+			if v, ok := strings.CutPrefix(a, "of="); ok {
+				return []string{v}
+			}
+		}
+	case "git":
+		if len(operands) > 0 {
+			switch operands[0] {
+			case "checkout", "restore", "rm", "mv", "clean", "stash":
+				return operands[1:]
+			}
+		}
+	}
+	return nil
+}
+
+// inlineCode is the program text an interpreter gets on its command line
+// or standard input.
+func inlineCode(name string, c call) string {
+	flag := ""
+	switch {
+	case isPython(name) || name == "ipython" || name == "ipython3":
+		flag = "-c"
+	case name == "perl" || name == "ruby" || name == "node" || name == "nodejs" || name == "deno" || name == "php" || name == "Rscript" || name == "julia":
+		flag = "-e"
+	default:
+		return ""
+	}
+	var code []string
+	for i, a := range c.argv {
+		if (a == flag || a == "--eval" || a == "-E" && name == "perl") && i+1 < len(c.argv) {
+			code = append(code, c.argv[i+1])
+		} else if strings.HasPrefix(a, flag) && len(a) > 2 && i > 0 {
+			code = append(code, a[2:])
+		}
+	}
+	if c.stdin.kind == inText {
+		code = append(code, c.stdin.text)
+	}
+	return strings.Join(code, "\n")
+}
+
+// writesState reports code that names a file under .rlxp and has a sign of
+// writing: a write mode, a write, remove, rename or copy call.
+func writesState(code string) bool {
+	if !strings.Contains(code, state.DirName) {
+		return false
+	}
+	for _, sign := range []string{"'w", "\"w", "'a", "\"a", "'x", "\"x", "+'", "+\"", "write", "dump", "unlink", "remove", "rename", "replace", "rmtree", "move", "copy", "truncate", "symlink", "link(", "touch", "mkdir", "O_WRONLY", "O_RDWR", "O_APPEND", "O_CREAT"} {
+		if strings.Contains(code, sign) {
+			return true
+		}
+	}
+	return false
+}
+
+// fileTool refuses the hosts' file-writing tools (Claude Code's Edit,
+// Write, MultiEdit, NotebookEdit; any tool with a file_path) a write to
+// the files rlxp alone writes.
+func (g *Guard) fileTool(p payload, cwd string) Decision {
+	for _, key := range []string{"file_path", "notebook_path", "path"} {
+		raw, ok := p.ToolInput[key]
+		if !ok {
+			continue
+		}
+		var path string
+		if err := json.Unmarshal(raw, &path); err != nil {
+			return g.unreadable(cwd, "the hook payload's tool_input.%s is not a string", key)
+		}
+		if !writingTool(p.ToolName) {
+			return Decision{}
+		}
+		abs := resolve(path, cwd)
+		if protectedRecord(abs) {
+			return denyf("%s %s: %s", p.ToolName, path, recordsAdvice)
+		}
+		if real, err := filepath.EvalSymlinks(abs); err == nil && protectedRecord(real) {
+			return denyf("%s %s (a link to %s): %s", p.ToolName, path, real, recordsAdvice)
+		}
+	}
+	return Decision{}
+}
+
+// writingTool reports the hosts' tools that write files; Read, Grep and
+// the like only read them.
+func writingTool(name string) bool {
+	switch name {
+	case "Read", "Grep", "Glob", "LS", "NotebookRead", "WebFetch", "WebSearch":
+		return false
+	}
+	return true
+}
+
+// patch refuses a Codex patch that adds, updates, deletes or moves onto a
+// file rlxp alone writes.
+func (g *Guard) patch(text, cwd string) Decision {
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimRight(line, "\r")
+		for _, h := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
+			path, ok := strings.CutPrefix(line, h)
+			if !ok {
+				continue
+			}
+			abs := resolve(strings.TrimSpace(path), cwd)
+			if protectedRecord(abs) {
+				return denyf("apply_patch %s: %s", strings.TrimSpace(path), recordsAdvice)
+			}
+			if real, err := filepath.EvalSymlinks(abs); err == nil && protectedRecord(real) {
+				return denyf("apply_patch %s (a link to %s): %s", strings.TrimSpace(path), real, recordsAdvice)
+			}
+		}
+	}
+	return Decision{}
+}
