@@ -65,6 +65,7 @@ func TestScript(t *testing.T) {
 			"spawn":    spawnRun,
 			"backdate": backdate,
 			"freeport": freePort,
+			"waitfile": waitFile,
 		},
 	})
 }
@@ -163,6 +164,32 @@ func waitRuns(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("waitruns: %d runs still without an end after %ds", open, limit)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// waitFile waits until a process the script started has written FILE (not
+// empty): waitfile FILE [SECONDS]. The process writes it once it is ready,
+// so the script waits on its own process, never on the machine's.
+func waitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: waitfile FILE [SECONDS]")
+	}
+	limit := 60
+	if len(args) == 2 {
+		n, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		limit = n
+	}
+	path := ts.MkAbs(args[0])
+	deadline := time.Now().Add(time.Duration(limit) * time.Second)
+	for {
+		if st, err := os.Stat(path); err == nil && st.Size() > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("waitfile: %s not written after %ds", args[0], limit)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
