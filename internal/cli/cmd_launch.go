@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rlxp/rlxp/internal/check"
 	"github.com/rlxp/rlxp/internal/launch"
 	"github.com/rlxp/rlxp/internal/probe"
 	"github.com/rlxp/rlxp/internal/runs"
@@ -95,7 +96,7 @@ type launchedRun struct {
 
 type launchResult struct {
 	Schema       string        `json:"schema"`
-	Check        checkResult   `json:"check"`
+	Check        check.Result  `json:"check"`
 	Plan         *launch.Plan  `json:"plan,omitempty"`
 	Digest       string        `json:"digest,omitempty"`
 	Launched     bool          `json:"launched"`
@@ -117,10 +118,10 @@ func runLaunch(ctx context.Context, env *Env, o *launchOptions, args []string) e
 	if err != nil {
 		return err
 	}
-	res := launchResult{Schema: "rlxp.launch/v1", Check: c.res}
-	if !c.res.Safe {
-		res.Refusal = fmt.Sprintf("check found %d blocker%s", c.res.Blockers, plural(c.res.Blockers))
-		res.Next = c.res.Next
+	res := launchResult{Schema: "rlxp.launch/v1", Check: c.Result}
+	if !c.Result.Safe {
+		res.Refusal = fmt.Sprintf("check found %d blocker%s", c.Result.Blockers, plural(c.Result.Blockers))
+		res.Next = c.Result.Next
 		return finishLaunch(env, o, &res, errNegative)
 	}
 	var grace *time.Duration
@@ -131,9 +132,9 @@ func runLaunch(ctx context.Context, env *Env, o *launchOptions, args []string) e
 		Source:   launch.Source{Adapter: c.adapter, AdapterFile: c.repo.Show(state.Adapter), Experiment: c.exp, RunDir: o.runDir},
 		Root:     c.repo.Root,
 		Contract: c.contract,
-		Seeds:    c.seeds,
+		Seeds:    c.Seeds,
 		Grace:    grace,
-		FreeGPUs: c.freeGPUs,
+		FreeGPUs: c.FreeGPUs,
 	})
 	var ge *launch.GraceError
 	if errors.As(err, &ge) {
@@ -144,7 +145,7 @@ func runLaunch(ctx context.Context, env *Env, o *launchOptions, args []string) e
 	}
 	res.Plan, res.Digest = plan, plan.Short()
 	if !o.json {
-		printCheck(env, &c.res)
+		printCheck(env, &c.Result)
 		printPlan(env, plan)
 	}
 
@@ -215,7 +216,7 @@ func startPlan(ctx context.Context, env *Env, c *checked, p *launch.Plan, res *l
 	}
 	h := probe.System()
 	for _, r := range recs {
-		if ok, _ := inFlight(ctx, h, r); ok {
+		if ok, _ := check.InFlight(ctx, h, r); ok {
 			return fmt.Errorf("run %s of %s started while this launch was being checked; nothing launched", r.ID, r.Experiment)
 		}
 	}

@@ -96,8 +96,11 @@ type Hardware struct {
 	Launcher   string `json:"launcher"`
 	GPUsPerRun int    `json:"gpus_per_run"`
 	GPUType    string `json:"gpu_type,omitempty"`
-	Nodes      int    `json:"nodes"`
-	Slurm      *struct {
+	// ShareGPUs lets a run use a GPU another process already holds; by
+	// default a run needs GPUs of its own.
+	ShareGPUs bool `json:"share_gpus,omitempty"`
+	Nodes     int  `json:"nodes"`
+	Slurm     *struct {
 		Partition string `json:"partition,omitempty"`
 		Account   string `json:"account,omitempty"`
 		QOS       string `json:"qos,omitempty"`
