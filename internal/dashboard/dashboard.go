@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sort"
 	"strconv"
 	"time"
 
@@ -60,9 +61,11 @@ type ChartTag struct {
 
 // ChartRun is one run drawn on every chart.
 type ChartRun struct {
-	ID       string `json:"id"`
-	Label    string `json:"label"`
-	Baseline bool   `json:"baseline"`
+	ID         string `json:"id"`
+	Label      string `json:"label"`
+	Experiment string `json:"experiment"`
+	Seed       *int   `json:"seed"`
+	Baseline   bool   `json:"baseline"`
 }
 
 // A Backend reads the state for each request.
@@ -74,6 +77,9 @@ type Backend interface {
 	// Sources lists a run's metric files; ErrUnknownRun when there is no
 	// such run.
 	Sources(ctx context.Context, run string) ([]Source, error)
+	// Compare sets two experiments' latest ledger entries side by side;
+	// ErrNotScored when one has none.
+	Compare(ctx context.Context, a, b string) (Comparison, error)
 }
 
 // Server answers the dashboard's requests.
@@ -119,6 +125,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.series(w, r)
 	case "/api/chart":
 		s.chart(w, r)
+	case "/api/curves":
+		s.curves(w, r)
+	case "/api/compare":
+		s.compare(w, r)
 	default:
 		f, ok := staticFiles()[r.URL.Path]
 		if !ok {
@@ -262,22 +272,139 @@ func (s *Server) chart(w http.ResponseWriter, r *http.Request) {
 	w.Write(svg)
 }
 
-// Draw reads one tag of every run of cs and draws them on one chart, each
-// run downsampled to at most max points.
-func Draw(ctx context.Context, b Backend, cs Charts, t ChartTag, max int) ([]byte, error) {
-	c := plot.Chart{Title: t.Title, Tag: t.Tag}
-	for _, run := range cs.Runs {
-		srcs, err := b.Sources(ctx, run.ID)
-		if err != nil {
-			return nil, err
-		}
-		pts, err := plot.Downsample(readAll(ctx, srcs), t.Tag, max)
-		if err != nil {
-			return nil, err
-		}
-		c.Lines = append(c.Lines, plot.Line{Run: run.ID, Label: run.Label, Baseline: run.Baseline, Points: pts})
+// curveSeed is one run's points as /api/curves sends them: [step, value,
+// wall time] each.
+type curveSeed struct {
+	Run    string       `json:"run"`
+	Seed   *int         `json:"seed"`
+	Label  string       `json:"label"`
+	Points [][3]float64 `json:"points"`
+}
+
+type curveGroup struct {
+	plot.Group
+	Seeds []curveSeed `json:"seeds"`
+}
+
+// curves answers one tag's groups: every run's points, and per experiment
+// the mean and 95% band across seeds, or the dots of a metric logged once
+// per run. The page draws, smooths and compares them.
+func (s *Server) curves(w http.ResponseWriter, r *http.Request) {
+	q, err := ParseQuery(r.URL.Query().Get, false, true)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
 	}
-	return plot.SVG(c), nil
+	cs, err := s.Backend.Charts(r.Context())
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	groups, err := Groups(r.Context(), s.Backend, cs, q.Tag, q.Max)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	out := make([]curveGroup, len(groups))
+	for i, g := range groups {
+		out[i] = curveGroup{Group: g, Seeds: make([]curveSeed, len(g.Seeds))}
+		for j, sd := range g.Seeds {
+			pts := make([][3]float64, len(sd.Points))
+			for k, p := range sd.Points {
+				pts[k] = [3]float64{float64(p.Step), p.Value, p.WallTime}
+			}
+			out[i].Seeds[j] = curveSeed{Run: sd.Run, Seed: sd.Seed, Label: sd.Label, Points: pts}
+		}
+	}
+	kind := "curves"
+	if plot.Once(groups) {
+		kind = "dots"
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"tag": q.Tag, "max": q.Max, "kind": kind, "grid_points": plot.GridPoints, "groups": out})
+}
+
+func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
+	a, b := r.URL.Query().Get("a"), r.URL.Query().Get("b")
+	for _, id := range []string{a, b} {
+		if err := state.ValidID(id); err != nil {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("experiment %q: %v", id, err))
+			return
+		}
+	}
+	c, err := s.Backend.Compare(r.Context(), a, b)
+	switch {
+	case errors.Is(err, ErrNotScored):
+		writeError(w, http.StatusNotFound, err.Error())
+	case err != nil:
+		writeError(w, http.StatusInternalServerError, err.Error())
+	default:
+		writeJSON(w, http.StatusOK, c)
+	}
+}
+
+// Draw reads one tag of every run of cs and draws it as report --plots
+// does: grouped by experiment, each run downsampled to at most max points.
+func Draw(ctx context.Context, b Backend, cs Charts, t ChartTag, max int) ([]byte, error) {
+	groups, err := Groups(ctx, b, cs, t.Tag, max)
+	if err != nil {
+		return nil, err
+	}
+	return plot.SVG(plot.Chart{Title: t.Title, Tag: t.Tag, Groups: groups}), nil
+}
+
+// Groups reads one tag of the runs of cs, each downsampled to at most max
+// points, and groups them by experiment: the baseline first, then the
+// others in the order they first ran. A seed run more than once counts
+// with its latest run, as status reports an experiment's seeds.
+func Groups(ctx context.Context, b Backend, cs Charts, tag string, max int) ([]plot.Group, error) {
+	var order []string
+	latest := map[string]map[string]ChartRun{} // experiment → seed key → run
+	baseline := map[string]bool{}
+	for _, run := range cs.Runs { // in start order
+		if latest[run.Experiment] == nil {
+			latest[run.Experiment] = map[string]ChartRun{}
+			order = append(order, run.Experiment)
+		}
+		latest[run.Experiment][seedKey(run)] = run
+		baseline[run.Experiment] = baseline[run.Experiment] || run.Baseline
+	}
+	sort.SliceStable(order, func(i, j int) bool { return baseline[order[i]] && !baseline[order[j]] })
+	groups := []plot.Group{}
+	for _, exp := range order {
+		g := plot.Group{Experiment: exp, Baseline: baseline[exp], Seeds: []plot.Seed{}}
+		for _, run := range cs.Runs {
+			if latest[exp][seedKey(run)] != run {
+				continue
+			}
+			srcs, err := b.Sources(ctx, run.ID)
+			if err != nil {
+				return nil, err
+			}
+			pts, err := plot.Downsample(readAll(ctx, srcs), tag, max)
+			if err != nil {
+				return nil, err
+			}
+			g.Seeds = append(g.Seeds, plot.Seed{Run: run.ID, Seed: run.Seed, Label: run.Label, Points: pts})
+		}
+		sort.SliceStable(g.Seeds, func(i, j int) bool { return seedOrder(g.Seeds[i].Seed) < seedOrder(g.Seeds[j].Seed) })
+		groups = append(groups, g)
+	}
+	plot.Aggregate(groups)
+	return groups, nil
+}
+
+func seedKey(run ChartRun) string {
+	if run.Seed == nil {
+		return run.ID
+	}
+	return "seed " + strconv.Itoa(*run.Seed)
+}
+
+func seedOrder(s *int) int {
+	if s == nil {
+		return -1
+	}
+	return *s
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

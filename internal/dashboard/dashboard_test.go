@@ -30,7 +30,7 @@ func (f *fakeBackend) Charts(context.Context) (Charts, error) {
 	cs := Charts{Tags: []ChartTag{{Tag: "reward", Title: "primary: reward"}}}
 	for _, id := range []string{"base-0", "exp-0"} {
 		if _, ok := f.files[id]; ok {
-			cs.Runs = append(cs.Runs, ChartRun{ID: id, Label: id, Baseline: id == "base-0"})
+			cs.Runs = append(cs.Runs, ChartRun{ID: id, Label: id, Experiment: strings.TrimSuffix(id, "-0"), Baseline: id == "base-0"})
 		}
 	}
 	return cs, nil
@@ -42,6 +42,10 @@ func (f *fakeBackend) Sources(_ context.Context, run string) ([]Source, error) {
 		return nil, ErrUnknownRun
 	}
 	return []Source{{Path: p, Format: "jsonl"}}, nil
+}
+
+func (f *fakeBackend) Compare(context.Context, string, string) (Comparison, error) {
+	return Comparison{}, ErrNotScored
 }
 
 func writeJSONL(t testing.TB, dir, name string, n int) string {
@@ -234,10 +238,52 @@ func TestChart(t *testing.T) {
 		t.Fatalf("GET /api/chart: %d %s", rec.Code, rec.Header().Get("Content-Type"))
 	}
 	body := rec.Body.String()
-	for _, want := range []string{`data-tag="reward"`, `class="baseline" data-run="base-0" data-points="100"`, `class="run" data-run="exp-0" data-points="200"`} {
+	for _, want := range []string{`data-tag="reward"`, `class="seed" data-run="base-0" data-points="100"`, `class="seed" data-run="exp-0" data-points="200"`, `class="mean" data-experiment="exp" data-n="1"`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("chart lacks %s", want)
 		}
+	}
+}
+
+func TestCurves(t *testing.T) {
+	s := newServer(t)
+	rec := get(t, s, http.MethodGet, "/api/curves?tag=reward&max=200")
+	var got struct {
+		Kind   string
+		Groups []struct {
+			Experiment string
+			Baseline   bool
+			Seeds      []struct {
+				Run    string
+				Points [][3]float64
+			}
+			Band struct {
+				Steps []int64
+				Mean  []float64
+			}
+		}
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || rec.Code != http.StatusOK {
+		t.Fatalf("GET /api/curves: %d %v: %s", rec.Code, err, rec.Body)
+	}
+	if got.Kind != "curves" || len(got.Groups) != 2 || got.Groups[0].Experiment != "base" || !got.Groups[0].Baseline {
+		t.Fatalf("groups: %+v", got)
+	}
+	// One seed: the mean is the seed's own series.
+	exp := got.Groups[1]
+	if len(exp.Seeds) != 1 || len(exp.Seeds[0].Points) != 200 || len(exp.Band.Mean) != 200 {
+		t.Fatalf("exp: %d seeds, band of %d", len(exp.Seeds), len(exp.Band.Mean))
+	}
+	for i, p := range exp.Seeds[0].Points {
+		if exp.Band.Mean[i] != p[1] || exp.Band.Steps[i] != int64(p[0]) {
+			t.Fatalf("point %d: band %d %v, seed %v", i, exp.Band.Steps[i], exp.Band.Mean[i], p)
+		}
+	}
+	if rec := get(t, s, http.MethodGet, "/api/compare?a=exp&b=base"); rec.Code != http.StatusNotFound {
+		t.Errorf("compare without a ledger: %d", rec.Code)
+	}
+	if rec := get(t, s, http.MethodGet, "/api/compare?a=../x&b=base"); rec.Code != http.StatusBadRequest {
+		t.Errorf("compare of a bad id: %d", rec.Code)
 	}
 }
 

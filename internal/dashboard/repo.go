@@ -9,6 +9,7 @@ import (
 	"github.com/rlxp/rlxp/internal/adapter"
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/diagnose"
+	"github.com/rlxp/rlxp/internal/ledger"
 	"github.com/rlxp/rlxp/internal/metrics"
 	"github.com/rlxp/rlxp/internal/plot"
 	"github.com/rlxp/rlxp/internal/probe"
@@ -115,6 +116,16 @@ func (b *Repo) Sources(ctx context.Context, id string) ([]Source, error) {
 	return nil, ErrUnknownRun
 }
 
+// Compare reads the ledger and compares two experiments' latest entries.
+func (b *Repo) Compare(ctx context.Context, a, c string) (Comparison, error) {
+	data, err := b.r.Read(state.Ledger)
+	if err != nil {
+		return Comparison{}, err
+	}
+	entries, _ := ledger.Load(b.r.Show(state.Ledger), data)
+	return Compare(entries, a, c)
+}
+
 // Check refuses a broken adapter.yaml or run.json, which would otherwise
 // draw empty charts.
 func (b *Repo) Check() error {
@@ -162,7 +173,7 @@ func chartsOf(primary string, guardrails []string, baseline string, recs []runs.
 		if rec.Seed != nil {
 			label += fmt.Sprintf(" seed %d", *rec.Seed)
 		}
-		cs.Runs = append(cs.Runs, ChartRun{ID: rec.ID, Label: label + " (" + rec.ID + ")", Baseline: baseline != "" && rec.Experiment == baseline})
+		cs.Runs = append(cs.Runs, ChartRun{ID: rec.ID, Label: label + " (" + rec.ID + ")", Experiment: rec.Experiment, Seed: rec.Seed, Baseline: baseline != "" && rec.Experiment == baseline})
 	}
 	return cs
 }

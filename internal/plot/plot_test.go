@@ -56,11 +56,19 @@ func TestDownsample(t *testing.T) {
 }
 
 func TestSVGGolden(t *testing.T) {
-	c := Chart{Title: "primary: reward <mean>", Tag: "reward", Lines: []Line{
-		{Run: "base-0", Label: "baseline seed 0", Baseline: true, Points: []metrics.Point{{Step: 0, Value: 1}, {Step: 10, Value: 3}, {Step: 20, Value: 2}}},
-		{Run: "fast-0", Label: "fast seed 0", Points: []metrics.Point{{Step: 0, Value: 1.5}, {Step: 20, Value: 4.25}}},
-		{Run: "slow-0", Label: "slow seed 0"},
-	}}
+	groups := []Group{
+		{Experiment: "baseline", Baseline: true, Seeds: []Seed{
+			{Run: "base-0", Points: []metrics.Point{{Step: 0, Value: 1}, {Step: 10, Value: 3}, {Step: 20, Value: 2}}},
+			{Run: "base-1", Points: []metrics.Point{{Step: 0, Value: 2}, {Step: 10, Value: 2}, {Step: 20, Value: 3}}},
+		}},
+		{Experiment: "fast", Seeds: []Seed{
+			{Run: "fast-0", Points: []metrics.Point{{Step: 0, Value: 1.5}, {Step: 20, Value: 4.25}}},
+			{Run: "fast-1", Points: []metrics.Point{{Step: 0, Value: 1}, {Step: 10, Value: 2}, {Step: 20, Value: 4}}},
+		}},
+		{Experiment: "slow", Seeds: []Seed{{Run: "slow-0"}}},
+	}
+	Aggregate(groups)
+	c := Chart{Title: "primary: reward <mean>", Tag: "reward", Groups: groups}
 	got := SVG(c)
 	if !bytes.Equal(got, SVG(c)) {
 		t.Fatal("SVG differs between two calls")
@@ -105,6 +113,8 @@ func FuzzDownsample(f *testing.F) {
 		if len(pts) > 0 && len(got) == 0 {
 			t.Fatal("no points kept")
 		}
-		SVG(Chart{Tag: "t", Lines: []Line{{Run: "r", Points: got}}})
+		g := []Group{{Experiment: "e", Seeds: []Seed{{Run: "r", Points: got}, {Run: "s", Points: pts}}}}
+		Aggregate(g)
+		SVG(Chart{Tag: "t", Groups: g})
 	})
 }

@@ -255,7 +255,7 @@ func (r *Report) leaderboardTable(b *strings.Builder) {
 		for i, p := range r.Plots {
 			links[i] = fmt.Sprintf("[%s](%s)", inline(p.Metric), p.File)
 		}
-		fmt.Fprintf(b, "\nLearning curves, every run overlaid and the baseline in black: %s.\n", strings.Join(links, " · "))
+		fmt.Fprintf(b, "\nLearning curves, the mean of each experiment's seeds with a shaded 95%% CI band (a metric logged once per run: dots with the mean and CI), the baseline in black: %s.\n", strings.Join(links, " · "))
 	}
 }
 
