@@ -83,7 +83,7 @@ func TestFrameworks(t *testing.T) {
 				Tags: map[string]string{"charts/episodic_return": "train_reward", "charts/episodic_length": "episode_length",
 					"losses/approx_kl": "kl", "losses/entropy": "entropy", "charts/SPS": "other"},
 				Systems:  []string{"tyro"},
-				Commands: map[string]string{"train": "python ppo.py --env-id CartPole-v1 --seed {seed} {params}"},
+				Commands: map[string]string{"preflight": "rlxp preflight {experiment} --seed {seed}", "train": "python ppo.py --env-id CartPole-v1 --seed {seed} {params}"},
 			},
 		},
 		{
@@ -94,7 +94,7 @@ func TestFrameworks(t *testing.T) {
 				Entries:    []string{"train: python train.py", "eval: python enjoy.py"},
 				Tags:       map[string]string{"custom/reward_shaping": "train_reward"},
 				Systems:    []string{"argparse"},
-				Commands: map[string]string{
+				Commands: map[string]string{"preflight": "rlxp preflight {experiment} --seed {seed}",
 					"train": "python train.py --seed {seed} --log-folder {run_dir} {params}",
 					"eval":  "python enjoy.py --folder {run_dir} {params}",
 				},
@@ -106,7 +106,7 @@ func TestFrameworks(t *testing.T) {
 				Frameworks: []string{"rsl_rl:high"},
 				Entries:    []string{"train: python legged_gym/scripts/train.py", "eval: python legged_gym/scripts/play.py"},
 				Tags:       map[string]string{},
-				Commands: map[string]string{
+				Commands: map[string]string{"preflight": "rlxp preflight {experiment} --seed {seed}",
 					"train": "python legged_gym/scripts/train.py {params}",
 					"eval":  "python legged_gym/scripts/play.py {params}",
 				},
@@ -119,7 +119,7 @@ func TestFrameworks(t *testing.T) {
 				Entries:    []string{"train: bash examples/grpo_trainer/run_qwen2-7b.sh", "train: python -m verl.trainer.main_ppo"},
 				Tags:       map[string]string{},
 				Systems:    []string{"hydra overrides"},
-				Commands:   map[string]string{"train": "bash examples/grpo_trainer/run_qwen2-7b.sh {params}"},
+				Commands:   map[string]string{"preflight": "rlxp preflight {experiment} --seed {seed}", "train": "bash examples/grpo_trainer/run_qwen2-7b.sh {params}"},
 			},
 		},
 		{
@@ -129,7 +129,7 @@ func TestFrameworks(t *testing.T) {
 				Entries:    []string{"train: python src/holosoma/holosoma/train_agent.py", "train: holosoma-train", "eval: python src/holosoma/holosoma/eval_agent.py"},
 				Tags:       map[string]string{},
 				Systems:    []string{"tyro"},
-				Commands: map[string]string{
+				Commands: map[string]string{"preflight": "rlxp preflight {experiment} --seed {seed}",
 					"train": "python src/holosoma/holosoma/train_agent.py exp:g1-29dof --training.seed {seed} {params}",
 					"eval":  "python src/holosoma/holosoma/eval_agent.py {params}",
 				},
@@ -142,7 +142,7 @@ func TestFrameworks(t *testing.T) {
 				Entries:    []string{"train: python isaacgymenvs/train.py"},
 				Tags:       map[string]string{},
 				Systems:    []string{"hydra"},
-				Commands:   map[string]string{"train": "python isaacgymenvs/train.py {params}"},
+				Commands:   map[string]string{"preflight": "rlxp preflight {experiment} --seed {seed}", "train": "python isaacgymenvs/train.py {params}"},
 			},
 		},
 		{
@@ -152,7 +152,7 @@ func TestFrameworks(t *testing.T) {
 				Entries:    []string{"train: python examples/mujoco/mujoco_ppo.py"},
 				Tags:       map[string]string{},
 				Systems:    []string{"argparse"},
-				Commands:   map[string]string{"train": "python examples/mujoco/mujoco_ppo.py --seed {seed} --logdir {run_dir} {params}"},
+				Commands:   map[string]string{"preflight": "rlxp preflight {experiment} --seed {seed}", "train": "python examples/mujoco/mujoco_ppo.py --seed {seed} --logdir {run_dir} {params}"},
 			},
 		},
 		{
@@ -162,7 +162,7 @@ func TestFrameworks(t *testing.T) {
 				Entries:    []string{"train: bash scripts/train.sh", "train: python examples/grpo.py"},
 				Tags:       map[string]string{},
 				Systems:    []string{"hf_argparser"},
-				Commands:   map[string]string{"train": "bash scripts/train.sh {params}"},
+				Commands:   map[string]string{"preflight": "rlxp preflight {experiment} --seed {seed}", "train": "bash scripts/train.sh {params}"},
 			},
 		},
 		{
@@ -177,7 +177,7 @@ func TestFrameworks(t *testing.T) {
 				Entries:    []string{"train: python train.py"},
 				Tags:       map[string]string{"train/loss": "loss", "val/accuracy": "held_out_eval"},
 				Systems:    []string{"argparse"},
-				Commands:   map[string]string{"train": "python train.py --out {run_dir} {params}"},
+				Commands:   map[string]string{"preflight": "rlxp preflight {experiment} --seed {seed}", "train": "python train.py --out {run_dir} {params}"},
 				Unknown:    true,
 			},
 		},

@@ -331,6 +331,9 @@ func dedupeWords(s string) string {
 }
 
 // draft fills the adapter fields the audit can stand behind.
+// builtinPreflight is rlxp's own preflight, for repositories without one.
+const builtinPreflight = "rlxp preflight {experiment} --seed {seed}"
+
 func (a *assembler) draft() {
 	d := &a.rep.Adapter
 	d.Commands = map[string]string{}
@@ -362,12 +365,16 @@ func (a *assembler) draft() {
 		if note != "" {
 			d.Notes = append(d.Notes, note)
 		}
-		if train.preflag != "" {
-			if strings.HasPrefix(train.preflag, "PREFLIGHT_ONLY") {
-				d.Commands["preflight"] = train.preflag + " " + t
-			} else {
-				d.Commands["preflight"] = t + " " + train.preflag
-			}
+		switch {
+		case strings.HasPrefix(train.preflag, "PREFLIGHT_ONLY"):
+			d.Commands["preflight"] = train.preflag + " " + t
+		case train.preflag != "":
+			d.Commands["preflight"] = t + " " + train.preflag
+		default:
+			// The repository validates nothing before a run starts:
+			// rlxp's own preflight checks the resolved command instead.
+			d.Commands["preflight"] = builtinPreflight
+			d.Notes = append(d.Notes, "the repository has no preflight of its own: commands.preflight runs rlxp's built-in one ("+builtinPreflight+")")
 		}
 	}
 	if eval != nil {
