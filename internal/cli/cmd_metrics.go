@@ -6,14 +6,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	iofs "io/fs"
 	"math"
-	"sort"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/rlxp/rlxp/internal/metrics"
+	"github.com/rlxp/rlxp/internal/progress"
 	"github.com/rlxp/rlxp/internal/score"
 )
 
@@ -63,16 +66,25 @@ func newMetricsInspectCmd() *Command {
 	addFormatFlag(fs, &o.format)
 	addJSONFlag(fs, &o.json)
 	return &Command{
-		UsageLine: "rlxp metrics inspect FILE... [--format FORMAT] [--json]",
+		UsageLine: "rlxp metrics inspect FILE|DIR... [--format FORMAT] [--json]",
 		Short:     "list each file's format and tags with counts, steps and last values",
 		Long: `Inspect reads each file (or MLflow run directory) and lists its detected
 format and every tag: how many points, the first and last step, and the
-last value. Notes say what a reader skipped or assumed.
+last value. Notes say what a reader skipped or assumed. A directory that
+is not an MLflow run is searched for metric files (a TensorBoard logdir, a
+W&B run directory, a run root): event files, .wandb logs and summaries,
+JSONL, CSV, TensorBoard exports, verl logs and MLflow runs.
+
+A file being written is read up to its last complete line or record; the
+unfinished rest is skipped with a note. Every file that can be read is
+listed; each one that cannot gets an error line. On a terminal, a read
+that takes more than a second shows its progress on stderr.
 
 EXIT STATUS
   0  every file was read
-  1  a file is missing, corrupt or in no known format (the error names the
-     file and the line or byte offset)
+  1  a file is missing, corrupt, not a regular file or in no known format
+     (the error names the file and the line or byte offset); the files
+     that could be read are still listed
   2  usage error`,
 		Flags: fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
@@ -83,37 +95,126 @@ EXIT STATUS
 			if err != nil {
 				return err
 			}
-			var files []inspectedFile
-			for _, path := range args {
-				f, err := inspectFile(env, path, format)
-				if err != nil {
-					return err
+			targets, err := inspectTargets(env, args, format)
+			if err != nil {
+				return err
+			}
+			var bar *progress.Bar
+			if !o.json {
+				bar = progress.Bytes(env.Stderr, targetBytes(targets), "reading")
+			}
+			files := make([]inspectedFile, 0, len(targets))
+			failed := 0
+			for _, t := range targets {
+				f := inspectFile(t, bar)
+				if f.Error != "" {
+					failed++
 				}
 				files = append(files, f)
 			}
+			bar.Finish()
 			if o.json {
-				return writeJSON(env.Stdout, struct {
+				if err := writeJSON(env.Stdout, struct {
 					Schema string          `json:"schema"`
 					Files  []inspectedFile `json:"files"`
-				}{"rlxp.metrics-inspect/v1", files})
-			}
-			var rows [][]string
-			for _, f := range files {
-				for _, t := range f.Tags {
-					rows = append(rows, []string{f.Path, string(f.Format), t.Tag, strconv.FormatInt(t.Points, 10),
-						fmt.Sprintf("%d..%d", t.FirstStep, t.LastStep), t.LastText})
+				}{"rlxp.metrics-inspect/v1", files}); err != nil {
+					return err
+				}
+			} else {
+				var rows [][]string
+				for _, f := range files {
+					for _, t := range f.Tags {
+						rows = append(rows, []string{f.Path, string(f.Format), t.Tag, strconv.FormatInt(t.Points, 10),
+							strconv.FormatInt(t.FirstStep, 10) + ".." + strconv.FormatInt(t.LastStep, 10), t.LastText})
+					}
+				}
+				printTable(env, []string{"FILE", "FORMAT", "TAG", "POINTS", "STEPS", "LAST"}, rows)
+				for _, f := range files {
+					for _, n := range f.Notes {
+						fmt.Fprintf(env.Stderr, "rlxp: note: %s: %s\n", f.Path, n)
+					}
 				}
 			}
-			printTable(env, []string{"FILE", "FORMAT", "TAG", "POINTS", "STEPS", "LAST"}, rows)
+			if failed == 0 {
+				return nil
+			}
+			if len(files) == 1 {
+				return errors.New(files[0].Error)
+			}
 			for _, f := range files {
-				for _, n := range f.Notes {
-					fmt.Fprintf(env.Stderr, "rlxp: note: %s: %s\n", f.Path, n)
+				if f.Error != "" {
+					fmt.Fprintf(env.Stderr, "rlxp: %s\n", oneLine(f.Error))
 				}
 			}
-			return nil
+			return fmt.Errorf("%d of %d metric files could not be read", failed, len(files))
 		},
 	}
 }
+
+// An inspectTarget is one file to read, named as the user knows it.
+type inspectTarget struct {
+	path, shown string
+	format      metrics.Format
+	err         error // found, but refused before reading
+}
+
+// inspectTargets expands directories that are not MLflow runs into the
+// metric files in them.
+func inspectTargets(env *Env, args []string, format metrics.Format) ([]inspectTarget, error) {
+	var out []inspectTarget
+	for _, a := range args {
+		path := resolve(env, a)
+		if format == "" && metrics.IsDir(path) {
+			found, err := metrics.FindSources(path)
+			if err != nil {
+				return nil, fmt.Errorf("search %s: %w", a, err)
+			}
+			if len(found) == 0 {
+				out = append(out, inspectTarget{path: path, shown: a, err: fmt.Errorf("%s: a directory with no metric files", a)})
+			}
+			for _, s := range found {
+				rel, err := filepath.Rel(path, s.Path)
+				if err != nil {
+					rel = s.Path
+				}
+				out = append(out, inspectTarget{path: s.Path, shown: filepath.Join(a, rel), format: s.Format, err: s.Err})
+			}
+			continue
+		}
+		out = append(out, inspectTarget{path: path, shown: a, format: format})
+	}
+	return out, nil
+}
+
+// targetBytes is the size of what inspect will read, for its progress
+// bar; directories count what their files hold.
+func targetBytes(ts []inspectTarget) int64 {
+	var n int64
+	for _, t := range ts {
+		st, err := os.Stat(t.path)
+		if err != nil {
+			continue
+		}
+		if !st.IsDir() {
+			n += st.Size()
+			continue
+		}
+		filepath.WalkDir(t.path, func(p string, d iofs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				if info, err := d.Info(); err == nil {
+					n += info.Size()
+				}
+			}
+			return nil
+		})
+	}
+	return n
+}
+
+// barCounter counts the bytes a read reports on a progress bar.
+type barCounter struct{ *progress.Bar }
+
+func (b barCounter) BytesRead(n int64) { b.Add(n) }
 
 type inspectedTag struct {
 	Tag       string   `json:"tag"`
@@ -127,63 +228,55 @@ type inspectedTag struct {
 
 type inspectedFile struct {
 	Path   string         `json:"path"`
-	Format metrics.Format `json:"format"`
+	Format metrics.Format `json:"format,omitempty"`
 	Points int64          `json:"points"`
 	Notes  []string       `json:"notes,omitempty"`
 	Tags   []inspectedTag `json:"tags"`
-}
-
-// tagStats is a sink keeping, per tag, only what inspect shows.
-type tagStats struct {
-	order []string
-	tags  map[string]*inspectedTag
-}
-
-func (s *tagStats) Want(tag string) bool { return true }
-
-func (s *tagStats) Point(tag string, p metrics.Point) error {
-	t := s.tags[tag]
-	if t == nil {
-		t = &inspectedTag{Tag: tag, FirstStep: p.Step}
-		s.tags[tag] = t
-		s.order = append(s.order, tag)
-	}
-	t.Points++
-	t.LastStep = p.Step
-	t.LastText = strconv.FormatFloat(p.Value, 'g', -1, 64)
-	if math.IsNaN(p.Value) || math.IsInf(p.Value, 0) {
-		t.NonFinite++
-		t.Last = nil
-	} else {
-		v := p.Value
-		t.Last = &v
-	}
-	return nil
+	Error  string         `json:"error,omitempty"`
 }
 
 // readMetrics reads the file at path, with errors that name it as shown,
 // the way the user knows it.
 func readMetrics(path, shown string, format metrics.Format, sink metrics.Sink) (metrics.Info, error) {
 	info, err := metrics.Read(path, format, sink)
+	return info, namedAs(err, shown)
+}
+
+// namedAs names a metric file in err the way the user knows it.
+func namedAs(err error, shown string) error {
 	var me *metrics.Error
 	if errors.As(err, &me) {
 		me.Path = shown
 	}
-	return info, err
+	return err
 }
 
-func inspectFile(env *Env, shown string, format metrics.Format) (inspectedFile, error) {
-	s := &tagStats{tags: map[string]*inspectedTag{}}
-	info, err := readMetrics(resolve(env, shown), shown, format, s)
+func inspectFile(t inspectTarget, bar *progress.Bar) inspectedFile {
+	f := inspectedFile{Path: t.shown, Format: t.format, Tags: []inspectedTag{}}
+	if t.err != nil {
+		f.Error = namedAs(t.err, t.shown).Error()
+		return f
+	}
+	var counter metrics.ByteCounter
+	if bar != nil {
+		counter = barCounter{bar}
+	}
+	s, err := metrics.Inspect(t.path, t.format, counter)
 	if err != nil {
-		return inspectedFile{}, err
+		f.Error = namedAs(err, t.shown).Error()
+		return f
 	}
-	f := inspectedFile{Path: shown, Format: info.Format, Points: info.Points, Notes: info.Notes, Tags: []inspectedTag{}}
-	sort.Strings(s.order)
-	for _, tag := range s.order {
-		f.Tags = append(f.Tags, *s.tags[tag])
+	f.Format, f.Points, f.Notes = s.Format, s.Points, s.Notes
+	for _, tag := range s.Tags {
+		it := inspectedTag{Tag: tag.Tag, Points: tag.Points, FirstStep: tag.FirstStep, LastStep: tag.LastStep,
+			LastText: strconv.FormatFloat(tag.Last, 'g', -1, 64), NonFinite: tag.NonFinite}
+		if !math.IsNaN(tag.Last) && !math.IsInf(tag.Last, 0) {
+			v := tag.Last
+			it.Last = &v
+		}
+		f.Tags = append(f.Tags, it)
 	}
-	return f, nil
+	return f
 }
 
 func newMetricsSeriesCmd() *Command {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 )
@@ -71,22 +70,18 @@ type csvParser struct {
 }
 
 func readCSV(path string, sink Sink) (Info, error) {
-	f, bom, err := openText(path, CSV)
+	f, err := openText(path, CSV, true, sink)
 	if err != nil {
 		return Info{}, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return Info{}, err
-	}
 	tt := newTagTable(sink)
-	cfg, start, line, notes, err := csvHeader(path, f, bom, tt)
+	cfg, start, line, notes, err := csvHeader(f, tt)
 	if err != nil {
 		return Info{}, err
 	}
 	d := &delivery{tt: tt, line: line}
-	err = runBlocks(f, start, st.Size(), func() blockParser { return &csvParser{cfg: cfg} }, d)
+	err = runBlocks(f, start, f.end, func() blockParser { return &csvParser{cfg: cfg} }, d)
 	info := Info{Points: d.points}
 	if err != nil {
 		var e *Error
@@ -100,13 +95,15 @@ func readCSV(path string, sink Sink) (Info, error) {
 		stepName = cfg.header[cfg.stepCol]
 	}
 	info.Notes = append(notes, d.notes.notes(stepName)...)
+	f.finish(&info)
 	return info, nil
 }
 
 // csvHeader reads the header and the first data row. It returns the
 // offset where rows start and the number of lines before them.
-func csvHeader(path string, f *os.File, bom int64, tt *tagTable) (*csvConfig, int64, int, []string, error) {
-	lr := newLineReader(io.NewSectionReader(f, bom, 1<<62), bom)
+func csvHeader(f *textFile, tt *tagTable) (*csvConfig, int64, int, []string, error) {
+	path := f.path
+	lr := f.lines()
 	var notes []string
 	comments := 0
 	var header []string
@@ -369,8 +366,10 @@ func (p *csvParser) parseBlock(data []byte, off int64, b *batch) {
 // nothing, for any other row.
 func (p *csvParser) quickRow(l []byte, b *batch, line int, off int64) bool {
 	cfg := p.cfg
-	if bytes.IndexByte(l, '"') >= 0 || bytes.IndexByte(l, '[') >= 0 ||
-		bytes.Count(l, []byte{','}) >= len(cfg.header) {
+	if bytes.IndexByte(l, '"') >= 0 || bytes.IndexByte(l, '[') >= 0 {
+		return false
+	}
+	if commas := bytes.Count(l, []byte{','}); commas != len(cfg.header)-1 {
 		return false
 	}
 	end := bytes.IndexByte(l, ',')
@@ -437,6 +436,13 @@ func (p *csvParser) row(b *batch, line int, off int64) *Error {
 		}
 		return &Error{Offset: -1, Msg: fmt.Sprintf("a second header (%s) appears mid-file; rlxp rejects the file rather than guess which rows belong to which header",
 			strings.Join(names, ","))}
+	}
+	if len(p.cells) < ncols {
+		// A short row is a writer's mistake, or a file cut mid-row by
+		// something other than an unfinished append (that tail is never
+		// read).
+		b.vals = b.vals[:p.start]
+		return &Error{Col: p.cols[len(p.cols)-1], Offset: -1, Msg: fmt.Sprintf("%d cells, but the header has %d columns", len(p.cells), ncols)}
 	}
 	if p.badStep != nil {
 		b.vals = b.vals[:p.start]

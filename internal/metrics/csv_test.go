@@ -114,7 +114,7 @@ func TestCSVFixtures(t *testing.T) {
 		want          []txtPoint
 		notes         []string
 	}{
-		{"growing header", "step,a,b\n1,0.5\n2,0.6,7\n3,,8\n",
+		{"padded rows after a new column", "step,a,b\n1,0.5,\n2,0.6,7\n3,,8\n",
 			[]txtPoint{{"a", Point{Step: 1, Value: 0.5}}, {"a", Point{Step: 2, Value: 0.6}}, {"b", Point{Step: 2, Value: 7}}, {"b", Point{Step: 3, Value: 8}}}, nil},
 		{"quoted cells and strings", "step,name,r\n1,\"hopper, v4\",1.5\n2,\"say \"\"hi\"\"\",2.5\n",
 			[]txtPoint{{"r", Point{Step: 1, Value: 1.5}}, {"r", Point{Step: 2, Value: 2.5}}}, []string{`Skipped 2 non-numeric values (first "name" on line 2)`}},
@@ -173,6 +173,8 @@ func TestCSVErrors(t *testing.T) {
 		{"unclosed quote", "step,a\n1,\"2\n", 2, 0, "a quoted cell does not close on its line"},
 		{"bare quote", "step,a\n1,2\"x\n", 2, 0, "bare \""},
 		{"duplicate column", "step,a,a\n", 1, 0, `column name "a" appears twice (columns 2 and 3)`},
+		{"short row", "step,a,b\n1,0.5,2\n2,0.6\n3,0.7,4\n", 3, 3, "2 cells, but the header has 3 columns"},
+		{"short row before the tail", "step,a,b\n1,0.5,2\n2,0.6\n3,0.", 3, 3, "2 cells, but the header has 3 columns"},
 		{"numbers for a header", "1,2,3\n4,5,6\n", 1, 0, "holds numbers, not column names"},
 		{"NUL in a cell", "step,a\n" + strings.Repeat("1,2\n", 2000) + "2,\x00\x02\n", 2002, 0, "binary data at byte 8009; not a csv file"},
 		{"invalid UTF-8 in a cell", "step,a\n" + strings.Repeat("1,2\n", 2000) + "2,1\xff\n", 2002, 0, "binary data at byte 8010; not a csv file"},

@@ -30,15 +30,15 @@ func Detect(path string) (Format, error) {
 		return "", &Error{Path: path, Offset: -1,
 			Msg: "a directory, but not an MLflow run, metrics/ directory or mlruns tree; pass a metric file"}
 	}
-	f, err := os.Open(path)
+	f, _, err := OpenSource(path)
 	if err != nil {
 		return "", err
 	}
+	defer f.Close()
 	head := make([]byte, headSize)
 	n, err := io.ReadFull(f, head)
-	f.Close()
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-		return "", err
+		return "", &Error{Path: path, Offset: -1, Msg: osMsg(err)}
 	}
 	head = head[:n]
 	if n == 0 {
@@ -58,6 +58,9 @@ func Detect(path string) (Format, error) {
 		return MLflow, nil
 	}
 	text := bytes.TrimPrefix(head, []byte(utf8BOM))
+	if bareCR(text) {
+		text = bytes.ReplaceAll(text, []byte{'\r'}, []byte{'\n'})
+	}
 	lines := headLines(text, full)
 	switch ext {
 	case ".jsonl", ".ndjson":
@@ -93,6 +96,9 @@ func Detect(path string) (Format, error) {
 		if jsonLines(lines[:min(len(lines), 1)]) {
 			return JSONL, nil
 		}
+		if !full && verlLater(f) {
+			return VerlLog, nil
+		}
 	}
 	names := make([]string, 0, len(Formats()))
 	for _, f := range Formats() {
@@ -100,6 +106,28 @@ func Detect(path string) (Format, error) {
 	}
 	return "", &Error{Path: path, Offset: -1,
 		Msg: "cannot tell the format from the name and the first 4 KiB; pass --format (" + strings.Join(names, ", ") + ")"}
+}
+
+// verlScan is how far into a log detection looks for verl's first step
+// line: trainers print their configuration, model loading and Ray's
+// start-up first.
+const verlScan = 16 << 20
+
+// verlLater reports whether a step line comes within the first verlScan
+// bytes of f.
+func verlLater(f *os.File) bool {
+	lr := newLineReader(io.NewSectionReader(f, 0, verlScan), 0)
+	for {
+		l, err := lr.Next()
+		if err != nil {
+			return false
+		}
+		for seg := range bytes.SplitSeq(l, []byte{'\r'}) {
+			if _, _, ok := verlStepLine(seg); ok {
+				return true
+			}
+		}
+	}
 }
 
 // headLines splits the head into lines, dropping a last line cut off by

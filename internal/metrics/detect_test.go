@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -61,6 +62,8 @@ func TestDetectFixtures(t *testing.T) {
 		{"nohup.out", "\x1b[36m(main_task pid=1)\x1b[0m step:3 - critic/score/mean:0.5\n", VerlLog},
 		{"log.txt", "{\"step\": 1}\n", JSONL},
 		{"metrics.JSONL", "{}\n", JSONL},
+		{"train.log", long + "step:1 - a:1\n", VerlLog},
+		{"monitor.csv", "#{\"t_start\": 1}\rr,l,t\r1.5,10,0.1\r", CSV},
 	} {
 		got, err := Detect(txtWrite(t, c.name, c.content))
 		if err != nil || got != c.want {
@@ -69,7 +72,7 @@ func TestDetectFixtures(t *testing.T) {
 	}
 	for _, c := range []struct{ name, content, msg string }{
 		{"empty.csv", "", "empty file"},
-		{"train.log", long + "step:1 - a:1\n", "pass --format"},
+		{"notes.log", long + "no step lines here\n", "pass --format"},
 		{"data.bin", "\x01\x02", "pass --format"},
 		{"notes.txt", "hello\n", "pass --format"},
 	} {
@@ -86,5 +89,32 @@ func TestDetectFixtures(t *testing.T) {
 	}
 	if f, err := Detect(filepath.Join("testdata", "verl-console.log")); f != VerlLog || err != nil {
 		t.Errorf("verl fixture: %q %v", f, err)
+	}
+}
+
+// TestNotRegularFiles checks that detection and reading refuse a FIFO and
+// a device at once, instead of blocking or reading forever.
+func TestNotRegularFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "progress.csv")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	dev := filepath.Join(dir, "eval.jsonl")
+	if err := os.Symlink("/dev/urandom", dev); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ path, kind string }{{fifo, "a named pipe"}, {dev, "a character device"}} {
+		if _, err := Detect(c.path); err == nil || !strings.Contains(err.Error(), "not a regular file ("+c.kind+")") {
+			t.Errorf("Detect(%s): %v", c.path, err)
+		}
+		for _, f := range []Format{CSV, JSONL, TFEvents, Wandb, JSON} {
+			if _, err := Read(c.path, f, &txtRec{}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+				t.Errorf("Read(%s, %s): %v", c.path, f, err)
+			}
+		}
+		if _, _, err := OpenSource(c.path); err == nil {
+			t.Errorf("OpenSource(%s) opened it", c.path)
+		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 )
 
@@ -341,16 +340,13 @@ func (c rowConfig) notes() []string {
 // readJSON reads a JSON file: one row object, an array of row objects, or
 // a sequence of row objects. Rows are as in JSONL.
 func readJSON(path string, sink Sink) (Info, error) {
-	f, bom, err := openText(path, JSON)
+	f, err := openText(path, JSON, false, sink)
 	if err != nil {
 		return Info{}, err
 	}
 	defer f.Close()
-	if _, err := f.Seek(bom, io.SeekStart); err != nil {
-		return Info{}, err
-	}
-	jr := &jsonReader{path: path, file: f, bom: bom}
-	jr.dec = json.NewDecoder(newNonFiniteReader(f))
+	jr := &jsonReader{path: path, file: f, bom: f.start}
+	jr.dec = json.NewDecoder(newNonFiniteReader(f.body()))
 	jr.dec.UseNumber()
 	jr.tt = newTagTable(sink)
 	jr.d = &delivery{tt: jr.tt}
@@ -361,7 +357,7 @@ func readJSON(path string, sink Sink) (Info, error) {
 
 type jsonReader struct {
 	path  string
-	file  *os.File
+	file  *textFile
 	bom   int64
 	dec   *json.Decoder
 	tt    *tagTable

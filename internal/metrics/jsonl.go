@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"unicode/utf8"
 )
@@ -547,22 +546,18 @@ func (p *jsonlParser) applyLeaves(b *batch) *Error {
 
 // readJSONL reads a JSON Lines file.
 func readJSONL(path string, sink Sink) (Info, error) {
-	f, bom, err := openText(path, JSONL)
+	f, err := openText(path, JSONL, true, sink)
 	if err != nil {
 		return Info{}, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return Info{}, err
-	}
-	cfg, err := jsonlConfig(path, f, bom)
+	cfg, err := jsonlConfig(f)
 	if err != nil {
 		return Info{}, err
 	}
 	tt := newTagTable(sink)
 	d := &delivery{tt: tt}
-	err = runBlocks(f, bom, st.Size(), func() blockParser { return newJSONLParser(&cfg, tt) }, d)
+	err = runBlocks(f, f.start, f.end, func() blockParser { return newJSONLParser(&cfg, tt) }, d)
 	info := Info{Points: d.points}
 	if err != nil {
 		var e *Error
@@ -572,12 +567,14 @@ func readJSONL(path string, sink Sink) (Info, error) {
 		return info, err
 	}
 	info.Notes = append(cfg.notes(), d.notes.notes(cfg.stepKey)...)
+	f.finish(&info)
 	return info, nil
 }
 
 // jsonlConfig decodes the first row to choose the step and wall-time keys.
-func jsonlConfig(path string, f *os.File, bom int64) (rowConfig, error) {
-	lr := newLineReader(io.NewSectionReader(f, bom, 1<<62), bom)
+func jsonlConfig(f *textFile) (rowConfig, error) {
+	path := f.path
+	lr := f.lines()
 	for {
 		l, err := lr.Next()
 		if err == io.EOF {

@@ -107,6 +107,9 @@ func Read(path string, format Format, sink Sink) (Info, error) {
 		return Info{}, &Error{Path: path, Offset: -1, Msg: fmt.Sprintf("no reader for format %q", format)}
 	}
 	info, err := read(path, sink)
+	if err == errNoLine {
+		return noLine(format), nil
+	}
 	info.Format = format
 	return info, err
 }

@@ -171,16 +171,25 @@ func looksLikeMLflowDir(dir string) bool {
 }
 
 func readMLflowFile(path, tag string, sink Sink, info *Info) error {
-	f, bom, err := openText(path, MLflow)
+	f, err := openText(path, MLflow, true, sink)
+	if err == errNoLine {
+		info.Notes = append(info.Notes, fmt.Sprintf("%s: no complete line yet: its writer has not finished the first one.", filepath.Base(path)))
+		return nil
+	}
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	want := sink.Want(tag)
-	lr := newLineReader(io.NewSectionReader(f, bom, 1<<62), bom)
+	lr := f.lines()
 	for {
 		l, err := lr.Next()
 		if err == io.EOF {
+			if f.end < f.size {
+				info.TruncatedAt = f.end
+				info.Notes = append(info.Notes, fmt.Sprintf("%s: skipped the last line (%s with no line ending): its writer has not finished it.",
+					filepath.Base(path), plural(f.size-f.end, "byte", "bytes")))
+			}
 			return nil
 		}
 		if err != nil {

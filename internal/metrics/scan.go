@@ -3,11 +3,11 @@ package metrics
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/bits"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -45,44 +45,6 @@ func plausibleWall(v float64) bool { return v >= 1e8 && v < 1e11 }
 
 // utf8BOM starts files written by Excel and some Windows tools.
 const utf8BOM = "\xEF\xBB\xBF"
-
-// openText opens a text-format file, refusing an empty file and one whose
-// first bytes are not text. It returns the file positioned at 0 and the
-// length of a leading UTF-8 byte-order mark, which readers skip.
-func openText(path string, f Format) (*os.File, int64, error) {
-	file, err := os.Open(path)
-	if err != nil {
-		return nil, 0, err
-	}
-	head := make([]byte, headSize)
-	n, err := io.ReadFull(file, head)
-	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		file.Close()
-		return nil, 0, err
-	}
-	head = head[:n]
-	if n == 0 {
-		file.Close()
-		return nil, 0, &Error{Path: path, Offset: -1, Msg: "empty file"}
-	}
-	var bom int64
-	if bytes.HasPrefix(head, []byte(utf8BOM)) {
-		bom = int64(len(utf8BOM))
-	}
-	if i := binaryAt(head, n == headSize); i >= 0 {
-		file.Close()
-		e := binaryError(path, f, lineAt(head, i), int64(i))
-		if bytes.HasPrefix(head, []byte{0xFF, 0xFE}) || bytes.HasPrefix(head, []byte{0xFE, 0xFF}) {
-			e.Msg += " (it is UTF-16 text: convert it to UTF-8, e.g. with iconv -f UTF-16 -t UTF-8)"
-		}
-		return nil, 0, e
-	}
-	if _, err := file.Seek(0, io.SeekStart); err != nil {
-		file.Close()
-		return nil, 0, err
-	}
-	return file, bom, nil
-}
 
 // binaryAt returns the index of the first byte in b that a text file cannot
 // hold (NUL, or invalid UTF-8), or -1. With partial set, a multi-byte
@@ -423,7 +385,8 @@ const (
 
 // readChunk reads the lines that start in chunk i of the bytes [off, size)
 // of r into buf. It returns them, the file offset of their first byte, and
-// the buffer, which grows to hold a line longer than a chunk.
+// the buffer, which grows to hold a line longer than a chunk, up to
+// MaxLine: a longer line ends the data before it, with errLongLine.
 func readChunk(r io.ReaderAt, off, size, i int64, buf []byte) ([]byte, int64, []byte, error) {
 	lo := off + i*chunkSize
 	hi := min(lo+chunkSize, size)
@@ -432,36 +395,85 @@ func readChunk(r io.ReaderAt, off, size, i int64, buf []byte) ([]byte, int64, []
 		from = lo - 1 // to see whether a line starts at lo
 	}
 	to := min(hi+64<<10, size)
-	for {
-		n := int(to - from)
-		if cap(buf) < n {
-			buf = make([]byte, n, n+n/4)
+	n := int(to - from)
+	if cap(buf) < n {
+		buf = make([]byte, n, n+n/4)
+	}
+	buf = buf[:n]
+	if _, err := r.ReadAt(buf, from); err != nil && err != io.EOF {
+		return nil, 0, buf, err
+	}
+	start := 0
+	if lo > off {
+		k := bytes.IndexByte(buf[:hi-from], '\n')
+		if k < 0 || from+int64(k)+1 >= hi {
+			return nil, hi, buf, nil // no line starts in the chunk
 		}
-		buf = buf[:n]
-		if _, err := r.ReadAt(buf, from); err != nil && err != io.EOF {
-			return nil, 0, buf, err
-		}
-		start := 0
-		if lo > off {
-			k := bytes.IndexByte(buf[:hi-from], '\n')
-			if k < 0 || from+int64(k)+1 >= hi {
-				return nil, hi, buf, nil // no line starts in the chunk
-			}
-			start = k + 1
-		}
-		end := int(to - from)
-		if to < size || hi < size {
-			k := bytes.IndexByte(buf[hi-1-from:], '\n')
-			if k < 0 {
-				if to == size {
-					return buf[start:], from + int64(start), buf, nil
-				}
-				to = min(from+2*int64(n), size)
-				continue
-			}
-			end = int(hi-1-from) + k + 1
-		}
+		start = k + 1
+	}
+	if hi == size {
+		return buf[start:], from + int64(start), buf, nil
+	}
+	if k := bytes.IndexByte(buf[hi-1-from:], '\n'); k >= 0 {
+		end := int(hi-1-from) + k + 1
 		return buf[start:end], from + int64(start), buf, nil
+	}
+	// The last line runs past the window: find its end before reading it.
+	end, err := lineEnd(r, to, size, hi+MaxLine)
+	if err == errLongLine {
+		k := bytes.LastIndexByte(buf[start:hi-from], '\n')
+		return buf[start : start+k+1], from + int64(start), buf, errLongLine
+	}
+	if err != nil {
+		return nil, 0, buf, err
+	}
+	old := len(buf)
+	n = int(end - from)
+	if cap(buf) < n {
+		nb := make([]byte, n, n+n/4)
+		copy(nb, buf)
+		buf = nb
+	}
+	buf = buf[:n]
+	if _, err := r.ReadAt(buf[old:], to); err != nil && err != io.EOF {
+		return nil, 0, buf, err
+	}
+	return buf[start:], from + int64(start), buf, nil
+}
+
+// errLongLine reports a line longer than MaxLine.
+var errLongLine = errors.New("line too long")
+
+// lineEnd returns the offset after the first newline at or after from, or
+// size when there is none; errLongLine when it lies past limit. It reads
+// in small pieces, so a huge line costs no memory.
+func lineEnd(r io.ReaderAt, from, size, limit int64) (int64, error) {
+	piece := make([]byte, 64<<10)
+	for from < size {
+		if from > limit {
+			return 0, errLongLine
+		}
+		b := piece[:min(int64(len(piece)), size-from)]
+		if _, err := r.ReadAt(b, from); err != nil && err != io.EOF {
+			return 0, err
+		}
+		if k := bytes.IndexByte(b, '\n'); k >= 0 {
+			if from+int64(k) > limit {
+				return 0, errLongLine
+			}
+			return from + int64(k) + 1, nil
+		}
+		from += int64(len(b))
+	}
+	return size, nil
+}
+
+// parseChunk parses one chunk's lines into b; a line over MaxLine after
+// them is b's error.
+func parseChunk(p blockParser, data []byte, doff int64, long bool, b *batch) {
+	p.parseBlock(data, doff, b)
+	if long && b.err == nil {
+		b.err = lineTooLong("", b.lines+1, doff+int64(len(data)))
 	}
 }
 
@@ -479,11 +491,11 @@ func runBlocks(r io.ReaderAt, off, size int64, newParser func() blockParser, d *
 		for i := int64(0); i < chunks; i++ {
 			data, doff, nb, err := readChunk(r, off, size, i, buf)
 			buf = nb
-			if err != nil {
+			if err != nil && err != errLongLine {
 				return err
 			}
 			b.reset()
-			p.parseBlock(data, doff, b)
+			parseChunk(p, data, doff, err == errLongLine, b)
 			if err := d.deliver(b); err != nil {
 				return err
 			}
@@ -532,8 +544,12 @@ func runParallel(r io.ReaderAt, off, size, chunks int64, workers int, newParser 
 				var data []byte
 				var doff int64
 				data, doff, s.buf, s.err = readChunk(r, off, size, i, s.buf)
+				long := s.err == errLongLine
+				if long {
+					s.err = nil
+				}
 				if s.err == nil {
-					p.parseBlock(data, doff, &s.b)
+					parseChunk(p, data, doff, long, &s.b)
 				}
 				s.done <- struct{}{}
 			}
@@ -560,6 +576,9 @@ func runParallel(r io.ReaderAt, off, size, chunks int64, workers int, newParser 
 // files are small or whose lines need no parallel parsing.
 type lineReader struct {
 	r    *bufio.Reader
+	ra   io.ReaderAt // the file, at absolute offsets, to measure long lines
+	size int64
+	path string
 	long []byte
 	line int   // number of the line last returned
 	off  int64 // offset of the line last returned
@@ -576,6 +595,21 @@ func (lr *lineReader) Next() ([]byte, error) {
 	for {
 		b, err := lr.r.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
+			if len(lr.long) == 0 && lr.ra != nil {
+				// Find the line's end before holding it: a line past
+				// MaxLine fails without being read into memory.
+				end, err := lineEnd(lr.ra, lr.next+int64(len(b)), lr.size, lr.next+MaxLine)
+				if err == errLongLine {
+					return nil, lineTooLong(lr.path, lr.line+1, lr.next)
+				}
+				if err != nil {
+					return nil, err
+				}
+				lr.long = make([]byte, 0, end-lr.next)
+			}
+			if len(lr.long)+len(b) > MaxLine {
+				return nil, lineTooLong(lr.path, lr.line+1, lr.next)
+			}
 			lr.long = append(lr.long, b...)
 			continue
 		}

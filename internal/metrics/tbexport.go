@@ -23,7 +23,7 @@ func tbTagNote(tag string) string {
 }
 
 func readTBCSV(path string, sink Sink) (Info, error) {
-	f, bom, err := openText(path, TBCSV)
+	f, err := openText(path, TBCSV, true, sink)
 	if err != nil {
 		return Info{}, err
 	}
@@ -31,7 +31,7 @@ func readTBCSV(path string, sink Sink) (Info, error) {
 	tag := tbTag(path)
 	info := Info{Notes: []string{tbTagNote(tag)}}
 	want := sink.Want(tag)
-	lr := newLineReader(io.NewSectionReader(f, bom, 1<<62), bom)
+	lr := f.lines()
 	var cells [][]byte
 	var cols []int
 	var scratch []byte
@@ -92,11 +92,12 @@ func readTBCSV(path string, sink Sink) (Info, error) {
 	if !header {
 		return info, &Error{Path: path, Offset: -1, Msg: "no header: the file holds only blank lines"}
 	}
+	f.finish(&info)
 	return info, nil
 }
 
 func readTBJSON(path string, sink Sink) (Info, error) {
-	f, bom, err := openText(path, TBJSON)
+	f, err := openText(path, TBJSON, false, sink)
 	if err != nil {
 		return Info{}, err
 	}
@@ -104,8 +105,8 @@ func readTBJSON(path string, sink Sink) (Info, error) {
 	tag := tbTag(path)
 	info := Info{Notes: []string{tbTagNote(tag)}}
 	want := sink.Want(tag)
-	jr := &jsonReader{path: path, file: f, bom: bom}
-	jr.dec = json.NewDecoder(newNonFiniteReader(io.NewSectionReader(f, bom, 1<<62)))
+	jr := &jsonReader{path: path, file: f, bom: f.start}
+	jr.dec = json.NewDecoder(newNonFiniteReader(f.body()))
 	jr.dec.UseNumber()
 	t, err := jr.dec.Token()
 	if err == io.EOF {

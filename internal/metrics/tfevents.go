@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"math/bits"
-	"os"
 	"runtime"
 	"sort"
 	"strings"
@@ -117,39 +116,12 @@ func looksLikeTFRecord(head []byte) bool {
 }
 
 func readTFEvents(path string, sink Sink) (Info, error) {
-	f, size, err := binOpen(path)
+	f, size, err := binOpen(path, sink)
 	if err != nil {
 		return Info{Format: TFEvents}, err
 	}
 	defer f.Close()
-	return readTFEventsFrom(path, f, size, sink)
-}
-
-// binOpen opens one metric file for a binary reader.
-func binOpen(path string) (*os.File, int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, 0, &Error{Path: path, Offset: -1, Msg: binOSMsg(err)}
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, 0, &Error{Path: path, Offset: -1, Msg: binOSMsg(err)}
-	}
-	if st.IsDir() {
-		f.Close()
-		return nil, 0, &Error{Path: path, Offset: -1, Msg: "is a directory, not a file"}
-	}
-	return f, st.Size(), nil
-}
-
-// binOSMsg drops the path an *os.PathError repeats.
-func binOSMsg(err error) string {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Op + ": " + pe.Err.Error()
-	}
-	return err.Error()
+	return readTFEventsFrom(path, f.r, size, sink)
 }
 
 // tfWin is one window of the file.
@@ -230,7 +202,7 @@ func (src *tfSource) read(w *tfWin) bool {
 	if m < n {
 		// A file that shrank since it was measured ends here.
 		if err != nil && err != io.EOF {
-			src.err = &Error{Path: src.path, Offset: src.off, Msg: "read: " + binOSMsg(err)}
+			src.err = &Error{Path: src.path, Offset: src.off, Msg: "read: " + osMsg(err)}
 		}
 		src.end = src.off
 	}
@@ -1249,7 +1221,7 @@ func (wk *tfWorker) chunk(j *tfJob) {
 			hi += m
 			if m < want {
 				if err != nil && err != io.EOF {
-					fail(st.errorf(base+int64(hi), "read: %s", binOSMsg(err)))
+					fail(st.errorf(base+int64(hi), "read: %s", osMsg(err)))
 					return
 				}
 				fail(st.errorf(off, "the file changed while being read"))

@@ -23,7 +23,7 @@ import (
 //     with a note. A file with no step line at all is an error.
 
 func readVerlLog(path string, sink Sink) (Info, error) {
-	f, bom, err := openText(path, VerlLog)
+	f, err := openText(path, VerlLog, true, sink)
 	if err != nil {
 		return Info{}, err
 	}
@@ -32,7 +32,7 @@ func readVerlLog(path string, sink Sink) (Info, error) {
 	var notes noteCounts
 	wants := map[string]bool{}
 	stepLines, other := 0, 0
-	lr := newLineReader(io.NewSectionReader(f, bom, 1<<62), bom)
+	lr := f.lines()
 	for {
 		raw, err := lr.Next()
 		if err == io.EOF {
@@ -89,6 +89,7 @@ func readVerlLog(path string, sink Sink) (Info, error) {
 	}
 	info.Notes = append(info.Notes, fmt.Sprintf("Read %s.", plural(int64(stepLines), "step line", "step lines")))
 	info.Notes = append(info.Notes, notes.notes("")...)
+	f.finish(&info)
 	return info, nil
 }
 

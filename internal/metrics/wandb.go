@@ -61,12 +61,12 @@ func looksLikeWandb(head []byte) bool {
 }
 
 func readWandb(path string, sink Sink) (Info, error) {
-	f, _, err := binOpen(path)
+	f, _, err := binOpen(path, sink)
 	if err != nil {
 		return Info{Format: Wandb}, err
 	}
 	defer f.Close()
-	return readWandbFrom(path, bufio.NewReaderSize(f, 1<<20), sink)
+	return readWandbFrom(path, bufio.NewReaderSize(f.r, 1<<20), sink)
 }
 
 // wbTag is what a read knows about one history key.
@@ -116,7 +116,7 @@ func readWandbFrom(path string, r io.Reader, sink Sink) (Info, error) {
 	for base := int64(0); ; base += wandbBlock {
 		m, err := io.ReadFull(r, block)
 		if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-			return fail(base, "read: %s", binOSMsg(err))
+			return fail(base, "read: %s", osMsg(err))
 		}
 		b := block[:m]
 		pos := 0

@@ -25,15 +25,19 @@ import (
 //     with a note.
 
 func readWandbCSV(path string, sink Sink) (Info, error) {
-	f, bom, err := openText(path, WandbCSV)
+	f, err := openText(path, WandbCSV, true, sink)
 	if err != nil {
 		return Info{}, err
 	}
 	defer f.Close()
-	r := csv.NewReader(bufio.NewReaderSize(io.NewSectionReader(f, bom, 1<<62), 64<<10))
+	r := csv.NewReader(bufio.NewReaderSize(&lineBound{r: f.body(), path: path}, 64<<10))
 	r.ReuseRecord = true
 	fail := func(err error, line int) error {
 		var pe *csv.ParseError
+		var me *Error
+		if errors.As(err, &me) {
+			return me
+		}
 		if errors.As(err, &pe) {
 			return &Error{Path: path, Line: pe.Line, Col: pe.Column, Offset: -1, Msg: pe.Err.Error()}
 		}
@@ -165,5 +169,6 @@ func readWandbCSV(path string, sink Sink) (Info, error) {
 		}
 	}
 	info.Notes = append(info.Notes, notes.notes("")...)
+	f.finish(&info)
 	return info, nil
 }

@@ -20,13 +20,13 @@ import (
 //     are then only in its run-<id>.wandb log.
 
 func readWandbSummary(path string, sink Sink) (Info, error) {
-	f, bom, err := openText(path, WandbSummary)
+	f, err := openText(path, WandbSummary, false, sink)
 	if err != nil {
 		return Info{}, err
 	}
 	defer f.Close()
-	jr := &jsonReader{path: path, file: f, bom: bom}
-	jr.dec = json.NewDecoder(newNonFiniteReader(io.NewSectionReader(f, bom, 1<<62)))
+	jr := &jsonReader{path: path, file: f, bom: f.start}
+	jr.dec = json.NewDecoder(newNonFiniteReader(f.body()))
 	jr.dec.UseNumber()
 	t, err := jr.dec.Token()
 	if err == io.EOF {

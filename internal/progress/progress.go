@@ -85,10 +85,14 @@ func (b *Bar) Add(n int64) {
 			progressbar.OptionClearOnFinish(),
 			progressbar.OptionSetWidth(30),
 		)
-		_ = b.bar.Set64(b.done)
-		return
 	}
-	_ = b.bar.Add64(n)
+	// Readers may count a few bytes twice (overlapping reads at chunk
+	// edges): the bar never passes its total.
+	done := b.done
+	if b.total > 0 {
+		done = min(done, b.total)
+	}
+	_ = b.bar.Set64(done)
 }
 
 // Done is how many units were counted.
