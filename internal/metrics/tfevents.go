@@ -59,13 +59,13 @@ import (
 //
 // Ends of file:
 //   - an empty file is an error;
-//   - 1..11 bytes after the last complete record (a partial length header
-//     that cannot be told apart from junk) is an error;
+//   - 1..11 bytes after the last complete record are a length header
+//     still being written: a truncated tail, as below;
 //   - a length header with a bad CRC is an error, wherever it is;
 //   - a length header with a good CRC whose record runs past the end of
 //     the file is a truncated tail: the points before it are kept and a
-//     Note says where reading stopped, unless it is the first record, in
-//     which case the file holds nothing readable and that is an error.
+//     Note says where reading stopped (at byte 0 when not even the first
+//     record is complete).
 //
 // Files with file_version below 2 get the same START rule (TensorBoard
 // would instead purge on out-of-order steps); restarts are handled within
@@ -782,16 +782,16 @@ func (st *tfReadState) frameAll(c *tfCursor, start, limit int64) (tfScan, error)
 			scan.closeChunk(off)
 			return scan, nil
 		case len(h) < tfHeaderLen:
-			return scan, st.errorf(off, "truncated record header (%d of %d bytes)", len(h), tfHeaderLen)
+			// A header still being written: its writer's unfinished work.
+			scan.end, scan.trunc = off, true
+			scan.closeChunk(off)
+			return scan, nil
 		}
 		length := binary.LittleEndian.Uint64(h)
 		lengthOK := tfMask(st.crc8.sum8(h)) == binary.LittleEndian.Uint32(h[8:])
 		if left := st.size - off - tfHeaderLen - tfFooterLen; left < 0 || length > uint64(left) {
 			if !lengthOK {
 				return scan, st.errorf(off, "%s", tfLengthCRCMsg)
-			}
-			if off == 0 {
-				return scan, st.errorf(0, "truncated first record (a %d-byte record in a %d-byte file)", length, st.size)
 			}
 			scan.end, scan.trunc = off, true
 			scan.closeChunk(off)

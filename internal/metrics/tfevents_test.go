@@ -870,11 +870,8 @@ func TestTFEventsBadInputs(t *testing.T) {
 		{"bad length", flip(len(r0) + 1), at1, "length CRC mismatch", 0},
 		{"bad data CRC", flip(len(r0) + 14), at1, "data CRC mismatch", 0},
 		{"bad stored data CRC", flip(len(r0) + len(r1) - 2), at1, "data CRC mismatch", 0},
-		{"truncated header", append(append([]byte{}, good...), 1, 2, 3, 4, 5), int64(len(good)), "truncated record header (5 of 12 bytes)", 0},
-		{"header only", good[:7], 0, "truncated record header", 0},
 		{"junk", junk, 0, "length CRC mismatch", 0},
 		{"text", []byte("step,value\n1,2\n3,4\n"), 0, "length CRC mismatch", 0},
-		{"truncated first record", r0[:len(r0)-3], 0, "truncated first record", 0},
 		{"malformed summary", binConcat(r0, r1, tfFramed(tfEvent(4, 3, tfBytesField(nil, 5, []byte{0x0a, 0x7f, 1}))), r2), int64(len(r0) + len(r1)), "malformed summary", 1},
 		{"malformed event", binConcat(r0, r1, tfFramed([]byte{0x08}), r2), int64(len(r0) + len(r1)), "malformed event", 1},
 		{"bad data CRC after points", binConcat(r0, r1, flip(len(r0) + len(r1) + 14)[len(r0)+len(r1):], r1), int64(len(r0) + len(r1)), "data CRC mismatch", 1},
@@ -888,6 +885,27 @@ func TestTFEventsBadInputs(t *testing.T) {
 			binCheckError(t, err, p, c.off, c.msg)
 			if len(s.order) != c.after || info.Points != int64(c.after) {
 				t.Errorf("delivered %d points (info %d), want %d", len(s.order), info.Points, c.after)
+			}
+		})
+	}
+
+	// A record still being written, even the first, is a tail to skip.
+	for _, c := range []struct {
+		name   string
+		data   []byte
+		points int
+		at     int64
+	}{
+		{"truncated header", append(append([]byte{}, good...), 1, 2, 3, 4, 5), 2, int64(len(good))},
+		{"header only", good[:7], 0, 0},
+		{"truncated first record", r0[:len(r0)-3], 0, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := tfWrite(t, "events.out.tfevents.7.tail", c.data)
+			s := newBinSink()
+			info, err := readTFEvents(p, s)
+			if err != nil || info.TruncatedAt != c.at || len(s.order) != c.points {
+				t.Errorf("err %v, truncated at %d, %d points; want no error, %d, %d", err, info.TruncatedAt, len(s.order), c.at, c.points)
 			}
 		})
 	}
