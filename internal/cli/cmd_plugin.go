@@ -81,7 +81,7 @@ EXIT STATUS
 					if len(p.Hooks) > 0 {
 						hooks = strings.Join(p.Hooks, ", ")
 					}
-					fmt.Fprintf(env.Stdout, "plugin %s %s: %d skills, %d agents, hooks: %s\n", p.Name, p.Version, len(p.Skills), len(p.Agents), hooks)
+					fmt.Fprintf(env.Stdout, "plugin %s %s: %d skills, %d commands, %d agents, hooks: %s\n", p.Name, p.Version, len(p.Skills), len(p.Commands), len(p.Agents), hooks)
 				}
 				fmt.Fprintf(env.Stdout, "%s: %d errors, %d warnings\n", dir, rep.Errors(), rep.Warnings())
 			}

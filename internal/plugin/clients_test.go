@@ -193,6 +193,9 @@ func TestRealClients(t *testing.T) {
 	repo := repoRoot(t)
 	wantSkills := packageSkills(t, repo)
 	wantAgents := packageAgents(t, repo)
+	// Claude Code lists commands with the skills: both are slash commands.
+	wantClaudeSkills := append(packageCommands(t, repo), wantSkills...)
+	sort.Strings(wantClaudeSkills)
 	rep, err := Validate(repo)
 	if err != nil {
 		t.Fatal(err)
@@ -210,6 +213,10 @@ func TestRealClients(t *testing.T) {
 		t.Parallel()
 		root := filepath.Join(t.TempDir(), "pkg")
 		copyPackage(t, root)
+		// As from GitHub: no binary built; the shim fetches the release.
+		if err := os.RemoveAll(filepath.Join(root, pluginDir, "bin")); err != nil {
+			t.Fatal(err)
+		}
 		home := t.TempDir()
 		env := clientEnv(home)
 		pluginPath := filepath.Join(root, pluginDir)
@@ -222,7 +229,7 @@ func TestRealClients(t *testing.T) {
 		// Before installing: does the plugin dir load as a session plugin?
 		res := mustRun(t, root, env, "", claude, "--plugin-dir", pluginPath, "plugin", "details", pluginName+"@inline")
 		skills, agents, hooks := parseDetails(t, res.stdout)
-		if diff := cmp.Diff(wantSkills, skills); diff != "" {
+		if diff := cmp.Diff(wantClaudeSkills, skills); diff != "" {
 			t.Errorf("--plugin-dir details skills (-want +got):\n%s", diff)
 		}
 		if diff := cmp.Diff(wantAgents, agents); diff != "" {
@@ -237,7 +244,7 @@ func TestRealClients(t *testing.T) {
 		mustRun(t, root, env, pluginID, claude, "plugin", "install", pluginID)
 		res = mustRun(t, root, env, wantVersion, claude, "plugin", "details", pluginID)
 		skills, agents, hooks = parseDetails(t, res.stdout)
-		if diff := cmp.Diff(wantSkills, skills); diff != "" {
+		if diff := cmp.Diff(wantClaudeSkills, skills); diff != "" {
 			t.Errorf("installed details skills (-want +got):\n%s", diff)
 		}
 		if diff := cmp.Diff(wantAgents, agents); diff != "" {
@@ -252,6 +259,9 @@ func TestRealClients(t *testing.T) {
 		t.Parallel()
 		root := filepath.Join(t.TempDir(), "pkg")
 		copyPackage(t, root)
+		if err := os.RemoveAll(filepath.Join(root, pluginDir, "bin")); err != nil {
+			t.Fatal(err)
+		}
 		home := t.TempDir()
 		// Codex refuses to start when CODEX_HOME does not exist.
 		if err := os.MkdirAll(filepath.Join(home, ".codex"), 0o755); err != nil {

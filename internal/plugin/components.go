@@ -120,9 +120,7 @@ func (v *validator) validatePlugin(dir string, ex pluginExpect) {
 	}
 	sort.Strings(sum.Hooks)
 
-	if cmds := pj(dir, "commands"); v.isDir(cmds) || cl.commands {
-		v.warnf(firstNonEmpty(dirIf(v.isDir(cmds), cmds), cl.file), 0, "commands are read by Claude Code only; Codex ignores them silently. Write a skill so both hosts get it")
-	}
+	sum.Commands = v.checkCommands(dir, sum.Name, sum.Skills)
 	if v.isFile(pj(dir, "CLAUDE.md")) {
 		v.warnf(pj(dir, "CLAUDE.md"), 0, "Claude Code does not load a CLAUDE.md at a plugin root; put the guidance in a skill or an agent")
 	}
@@ -523,13 +521,6 @@ func firstNonEmpty(s ...string) string {
 		if x != "" {
 			return x
 		}
-	}
-	return ""
-}
-
-func dirIf(ok bool, s string) string {
-	if ok {
-		return s
 	}
 	return ""
 }

@@ -47,12 +47,13 @@ func (f Finding) String() string {
 
 // PluginSummary describes one validated plugin.
 type PluginSummary struct {
-	Name    string   `json:"name"`
-	Version string   `json:"version,omitempty"`
-	Dir     string   `json:"dir"`
-	Skills  []string `json:"skills"`
-	Agents  []string `json:"agents"`
-	Hooks   []string `json:"hooks"` // the events it has hooks for
+	Name     string   `json:"name"`
+	Version  string   `json:"version,omitempty"`
+	Dir      string   `json:"dir"`
+	Skills   []string `json:"skills"`
+	Commands []string `json:"commands"` // Claude Code only; each enters a skill
+	Agents   []string `json:"agents"`
+	Hooks    []string `json:"hooks"` // the events it has hooks for
 }
 
 // Report is the result of Validate.

@@ -97,6 +97,36 @@ func packageSkills(t testing.TB, root string) []string {
 	return names
 }
 
+// packageCommands lists the command files (without .md) of the repository's plugin.
+func packageCommands(t testing.TB, root string) []string {
+	t.Helper()
+	matches, err := filepath.Glob(filepath.Join(root, pluginDir, "commands", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{}
+	for _, m := range matches {
+		names = append(names, strings.TrimSuffix(filepath.Base(m), ".md"))
+	}
+	sort.Strings(names)
+	return names
+}
+
+// packageVersion is the version in the repository's Claude Code manifest
+// (the validator checks that every other place agrees with it).
+func packageVersion(t testing.TB, root string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, claudeManif))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct{ Version string }
+	if err := json.Unmarshal(data, &m); err != nil || m.Version == "" {
+		t.Fatalf("%s: no version (%v)", claudeManif, err)
+	}
+	return m.Version
+}
+
 // packageAgents lists the agent files (without .md) of the repository's plugin.
 func packageAgents(t testing.TB, root string) []string {
 	t.Helper()

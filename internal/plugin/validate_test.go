@@ -51,12 +51,13 @@ func TestValidateRealPackageIsClean(t *testing.T) {
 			wantDir = "."
 		}
 		wantSum := []PluginSummary{{
-			Name:    "rl-experiment-assistant",
-			Version: "0.1.0",
-			Dir:     wantDir,
-			Skills:  packageSkills(t, root),
-			Agents:  packageAgents(t, root),
-			Hooks:   []string{"PreToolUse"},
+			Name:     "rl-experiment-assistant",
+			Version:  packageVersion(t, root),
+			Dir:      wantDir,
+			Skills:   packageSkills(t, root),
+			Commands: packageCommands(t, root),
+			Agents:   packageAgents(t, root),
+			Hooks:    []string{"PreToolUse"},
 		}}
 		if diff := cmp.Diff(wantSum, rep.Plugins); diff != "" {
 			t.Errorf("Validate(%s) plugins (-want +got):\n%s", dir, diff)
@@ -109,8 +110,8 @@ func TestValidateMistakes(t *testing.T) {
 	cases := []tc{
 		// --- Claude plugin.json ---
 		{"claude manifest trailing comma", func(t *testing.T, root string) {
-			replaceOnce(t, root, claudeManif, `"version": "0.1.0",`, `"version": "0.1.0",,`)
-		}, []want{E(claudeManif, "invalid JSON", "line 4").at(4)}},
+			replaceOnce(t, root, claudeManif, `"name": "rl-experiment-assistant",`, `"name": "rl-experiment-assistant",,`)
+		}, []want{E(claudeManif, "invalid JSON", "line 2").at(2)}},
 		{"claude manifest without name", func(t *testing.T, root string) {
 			editJSON(t, root, claudeManif, func(m map[string]any) { delete(m, "name") })
 		}, []want{E(claudeManif, "name", "required")}},
@@ -159,8 +160,8 @@ func TestValidateMistakes(t *testing.T) {
 			editJSON(t, root, claudeManif, func(m map[string]any) { m["skills"] = "./../skills" })
 		}, []want{E(claudeManif, `".."`)}},
 		{"missing commands path", func(t *testing.T, root string) {
-			editJSON(t, root, claudeManif, func(m map[string]any) { m["commands"] = "./commands/" })
-		}, []want{E(claudeManif, "commands", "not found"), W(claudeManif, "commands", "Claude Code only")}},
+			editJSON(t, root, claudeManif, func(m map[string]any) { m["commands"] = "./nope/" })
+		}, []want{E(claudeManif, "commands", "not found")}},
 		{"hooks path without ./", func(t *testing.T, root string) {
 			editJSON(t, root, claudeManif, func(m map[string]any) { m["hooks"] = "hooks/hooks.json" })
 		}, []want{E(claudeManif, "hooks path", "./")}},
@@ -273,10 +274,10 @@ func TestValidateMistakes(t *testing.T) {
 
 		// --- Codex plugin.json ---
 		{"codex manifest trailing comma", func(t *testing.T, root string) {
-			replaceOnce(t, root, codexManif, `"version": "0.1.0",`, `"version": "0.1.0",}`)
+			replaceOnce(t, root, codexManif, `"name": "rl-experiment-assistant",`, `"name": "rl-experiment-assistant",}`)
 		}, []want{E(codexManif, "invalid JSON")}},
 		{"codex manifest duplicate key", func(t *testing.T, root string) {
-			replaceOnce(t, root, codexManif, `"version": "0.1.0",`, `"version": "0.1.0", "version": "0.1.0",`)
+			replaceOnce(t, root, codexManif, `"name": "rl-experiment-assistant",`, `"name": "rl-experiment-assistant", "version": "0.0.1",`)
 		}, []want{E(codexManif, "duplicate", "version")}},
 		{"codex manifest name differs from entry", func(t *testing.T, root string) {
 			editJSON(t, root, codexManif, func(m map[string]any) { m["name"] = "other-name" })
@@ -451,9 +452,19 @@ func TestValidateMistakes(t *testing.T) {
 			[]want{E(hooksFile, "runs "+pluginDir+"/hooks/guard.js, which the plugin does not have")}},
 
 		// --- other files ---
-		{"commands directory", func(t *testing.T, root string) {
+		{"command named like a skill, entering none", func(t *testing.T, root string) {
 			writeText(t, filepath.Join(root, pluginDir, "commands/gate.md"), "---\ndescription: gate\n---\nbody\n")
-		}, []want{W(pluginDir+"/commands", "Claude Code only", "skill")}},
+		}, []want{E(pluginDir+"/commands/gate.md", "has the name of a skill", "/rl-experiment-assistant:gate"),
+			E(pluginDir+"/commands/gate.md", "names no skill of this plugin", "Codex ignores commands")}},
+		{"command entering a skill the plugin lacks", func(t *testing.T, root string) {
+			writeText(t, filepath.Join(root, pluginDir, "commands/go.md"), "---\ndescription: go\n---\nUse the rl-experiment-assistant:train skill.\n")
+		}, []want{E(pluginDir+"/commands/go.md", "names the skill rl-experiment-assistant:train, which this plugin does not have")}},
+		{"command without description", func(t *testing.T, root string) {
+			writeText(t, filepath.Join(root, pluginDir, "commands/go.md"), "---\nmodel: sonnet\nname: go\n---\nUse the rl-experiment-assistant:launch skill.\n")
+		}, []want{E(pluginDir+"/commands/go.md", "\"description\" is required"), W(pluginDir+"/commands/go.md", "unknown front-matter key \"name\"")}},
+		{"command without front matter", func(t *testing.T, root string) {
+			writeText(t, filepath.Join(root, pluginDir, "commands/go.md"), "Use the rl-experiment-assistant:launch skill.\n")
+		}, []want{E(pluginDir+"/commands/go.md", "no front matter")}},
 		{"CLAUDE.md at plugin root", func(t *testing.T, root string) {
 			writeText(t, filepath.Join(root, pluginDir, "CLAUDE.md"), "notes\n")
 		}, []want{W(pluginDir+"/CLAUDE.md", "does not load")}},
