@@ -198,7 +198,11 @@ func TestShimDownloadsVerifiesAndCaches(t *testing.T) {
 			t.Errorf("second call, server down: %+v, want the cached binary's answer", r)
 		}
 		// As the hook, the cached binary gets the payload.
-		launch := `{"hook_event_name":"PreToolUse","tool_name":"Bash","cwd":"/","tool_input":{"command":"torchrun train.py"}}`
+		repo := t.TempDir()
+		if err := os.Mkdir(filepath.Join(repo, ".rlxp"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		launch := `{"hook_event_name":"PreToolUse","tool_name":"Bash","cwd":"` + repo + `","tool_input":{"command":"torchrun train.py"}}`
 		r = runShim(t, plugin, cache, rel.srv.URL, launch, "guard")
 		if r.code != 2 || !strings.HasPrefix(r.stderr, "rlxp guard: \"torchrun train.py\" starts training directly") {
 			t.Errorf("guard through the cached binary: %+v", r)
