@@ -205,9 +205,10 @@ func ledgerVerdictCell(env *Env, v string) string {
 }
 
 type ledgerVerifyOptions struct {
-	root   string
-	json   bool
-	repair bool
+	root    string
+	json    bool
+	repair  bool
+	sources bool
 }
 
 func newLedgerVerifyCmd() *Command {
@@ -216,8 +217,9 @@ func newLedgerVerifyCmd() *Command {
 	addRootFlag(fs, &o.root)
 	addJSONFlag(fs, &o.json)
 	fs.BoolVar(&o.repair, "repair", false, "remove a torn last line left by a crash during an append (nothing else)")
+	fs.BoolVar(&o.sources, "sources", false, "also hash every metric file the entries recorded and report each one changed or vanished")
 	return &Command{
-		UsageLine: "rlxp ledger verify [--root DIR] [--json] [--repair]",
+		UsageLine: "rlxp ledger verify [--root DIR] [--json] [--repair] [--sources]",
 		Short:     "recompute the ledger's hash chain and name the first bad line",
 		Long: `Verify recomputes the chain of .rlxp/ledger.jsonl: every line an entry,
 seq counting up from 1 without gaps, each prev the hash of the line before,
@@ -231,12 +233,18 @@ complete last entry lacks), rewriting the file atomically under the lock,
 and says what it dropped. It repairs nothing else: a bad line before the
 end is corruption or tampering; restore the ledger from version control.
 
+--sources hashes again every metric file the entries recorded (each
+once) and prints one line for each that changed or vanished since it was
+scored, naming the entry, the seed and the file.
+
 EXIT STATUS
-  0  the chain verifies (with --repair: after removing a torn last line)
+  0  the chain verifies (with --repair: after removing a torn last line;
+     with --sources: and every recorded source is unchanged)
   1  the ledger is missing or unreadable, or --repair refused damage that
      is not a torn last line
   2  usage error
-  3  a line does not verify; the output names it
+  3  a line does not verify, or (--sources) a recorded source changed or
+     vanished; the output names it
   4  another rlxp process holds the lock (--repair only)`,
 		Flags: fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
@@ -259,13 +267,14 @@ type ledgerRepairView struct {
 }
 
 type ledgerVerifyResult struct {
-	Schema  string             `json:"schema"`
-	File    string             `json:"file"`
-	OK      bool               `json:"ok"`
-	Entries int                `json:"entries"`
-	Head    string             `json:"head"`
-	Problem *ledgerProblemView `json:"problem"`
-	Repair  *ledgerRepairView  `json:"repair,omitempty"`
+	Schema  string               `json:"schema"`
+	File    string               `json:"file"`
+	OK      bool                 `json:"ok"`
+	Entries int                  `json:"entries"`
+	Head    string               `json:"head"`
+	Problem *ledgerProblemView   `json:"problem"`
+	Repair  *ledgerRepairView    `json:"repair,omitempty"`
+	Sources []ledger.SourceCheck `json:"sources,omitempty"`
 }
 
 func ledgerProblem(p *ledger.Problem) *ledgerProblemView {
@@ -322,18 +331,31 @@ func runLedgerVerify(env *Env, o *ledgerVerifyOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep := ledger.Check(name, data)
+	entries, rep := ledger.Load(name, data)
 	res.OK, res.Entries, res.Head, res.Problem = rep.OK(), rep.Entries, rep.Head, ledgerProblem(rep.Problem)
+	bad := 0
+	if o.sources {
+		res.Sources = ledger.VerifySources(entries, r.Root, sourceHasher(env))
+		for _, c := range res.Sources {
+			if c.State != ledger.SourceUnchanged {
+				bad++
+			}
+		}
+		res.OK = res.OK && bad == 0
+	}
 	if o.json {
 		if err := writeJSON(env.Stdout, res); err != nil {
 			return err
 		}
-	} else if rep.Problem != nil {
-		fmt.Fprintln(env.Stdout, rep.Problem)
 	} else {
-		fmt.Fprintf(env.Stdout, "%s: %s, chain verifies\n", name, ledgerCount(rep.Entries))
+		if rep.Problem != nil {
+			fmt.Fprintln(env.Stdout, rep.Problem)
+		} else {
+			fmt.Fprintf(env.Stdout, "%s: %s, chain verifies\n", name, ledgerCount(rep.Entries))
+		}
+		printSourceChecks(env, res.Sources, o.sources, bad)
 	}
-	if rep.Problem != nil {
+	if rep.Problem != nil || bad > 0 {
 		return errNegative
 	}
 	return nil

@@ -76,7 +76,7 @@ func TestScoreRefusesCorruptInput(t *testing.T) {
 		name, file string
 		seed1      []byte
 		want       string
-	}{"control: all good", "events.out.tfevents.1", good, ""})
+	}{"control: all good", "events.out.tfevents.1", eventsFile(400, 405, 410), ""})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := initFixture(t)
@@ -99,7 +99,9 @@ func TestScoreRefusesCorruptInput(t *testing.T) {
 			}
 			write("runs/seed0/"+tt.file, okFile)
 			write("runs/seed1/"+tt.file, tt.seed1)
-			write("runs/seed2/"+tt.file, okFile)
+			// Each seed's file of its own: equal content would be one
+			// source shared by two seeds.
+			write("runs/seed2/"+tt.file, append(append([]byte{}, okFile...), okFile...))
 			ledgerPath := filepath.Join(dir, ".rlxp", "ledger.jsonl")
 			before, _ := os.ReadFile(ledgerPath)
 

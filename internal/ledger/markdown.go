@@ -26,7 +26,7 @@ func MarkdownTable(entries []Entry) string {
 			primaryCell(e),
 			baselineCell(e),
 			guardrailCell(e),
-			orMissing(e.String("verdict")),
+			verdictCell(e),
 		}
 		for i, c := range cells {
 			cells[i] = mdEscape(c)
@@ -34,6 +34,15 @@ func MarkdownTable(entries []Entry) string {
 		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 	}
 	return b.String()
+}
+
+// verdictCell marks a verdict that rests on runs that did not finish.
+func verdictCell(e Entry) string {
+	v := orMissing(e.String("verdict"))
+	if p, _ := e.Fields["partial"].(bool); p {
+		v += " (partial)"
+	}
+	return v
 }
 
 func experimentCell(e Entry) string {

@@ -1,0 +1,7 @@
+//go:build darwin || freebsd || netbsd
+
+package digest
+
+import "syscall"
+
+func ctimeNs(st *syscall.Stat_t) int64 { return st.Ctimespec.Nano() }

@@ -1,0 +1,173 @@
+// Package digest computes the sha256 of metric sources, remembering each
+// file's digest under its identity and change stamps (device, inode, size,
+// modification and change times in nanoseconds), as DVC's state database
+// does: re-scoring unchanged files reads them once for their values, not
+// twice. A file whose stamps changed is always hashed again.
+package digest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+)
+
+// Prefix starts every digest this package returns.
+const Prefix = "sha256:"
+
+// settle is how old a file's last change must be before its digest is
+// remembered: a write in the same clock tick as the hash would leave the
+// stamps unchanged (git's "racily clean" files).
+const settle = 2 * time.Second
+
+// A Cache remembers digests in a directory of small files, one per file
+// identity and stamps, each written whole by rename: processes that score
+// at once share it without a lock, and a torn entry cannot exist. A nil
+// *Cache remembers nothing.
+type Cache struct {
+	dir string
+	now func() time.Time
+}
+
+// Open returns the cache in dir, created on first write.
+func Open(dir string) *Cache { return &Cache{dir: dir, now: time.Now} }
+
+// DefaultDir is rlxp's digest cache for the user: $XDG_CACHE_HOME/rlxp/digests,
+// else the OS's user cache directory; "" when there is none.
+func DefaultDir(getenv func(string) string) string {
+	if d := getenv("XDG_CACHE_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "rlxp", "digests")
+	}
+	if home := getenv("HOME"); filepath.IsAbs(home) {
+		return filepath.Join(home, ".cache", "rlxp", "digests")
+	}
+	return ""
+}
+
+// File hashes the regular file at path, counting each byte read on
+// counted (which may be nil); a cache hit reads nothing.
+func (c *Cache) File(path string, counted io.Writer) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("hash %s: %w", path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("hash %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("hash %s: not a regular file", path)
+	}
+	key, stamped := stampKey(fi)
+	if c != nil && stamped {
+		if sum, ok := c.get(key); ok {
+			return sum, nil
+		}
+	}
+	h := sha256.New()
+	w := io.Writer(h)
+	if counted != nil {
+		w = io.MultiWriter(h, counted)
+	}
+	if _, err := io.Copy(w, f); err != nil {
+		return "", fmt.Errorf("hash %s: %w", path, err)
+	}
+	sum := Prefix + hex.EncodeToString(h.Sum(nil))
+	// Stamps read after the hash: a file changed meanwhile is not stored.
+	after, err := f.Stat()
+	if c != nil && stamped && err == nil {
+		if k, _ := stampKey(after); k == key && c.now().Sub(after.ModTime()) > settle {
+			c.put(key, sum)
+		}
+	}
+	return sum, nil
+}
+
+// Path hashes a file, or a directory (an MLflow run) as its files'
+// relative names and contents in name order; directories are not cached.
+func (c *Cache) Path(path string, counted io.Writer) (string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", fmt.Errorf("hash %s: %w", path, err)
+	}
+	if !fi.IsDir() {
+		return c.File(path, counted)
+	}
+	var files []string
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			files = append(files, p)
+		}
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("hash %s: %w", path, err)
+	}
+	sort.Strings(files)
+	h := sha256.New()
+	for _, p := range files {
+		rel, _ := filepath.Rel(path, p)
+		fmt.Fprintf(h, "%s\x00", filepath.ToSlash(rel))
+		sum, err := c.File(p, counted)
+		if err != nil {
+			return "", err
+		}
+		// Each file's digest stands for its content: the same files give
+		// the same directory digest, cached or not.
+		io.WriteString(h, sum)
+	}
+	return Prefix + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func (c *Cache) entry(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	name := hex.EncodeToString(sum[:])
+	return filepath.Join(c.dir, name[:2], name)
+}
+
+func (c *Cache) get(key string) (string, bool) {
+	data, err := os.ReadFile(c.entry(key))
+	if err != nil {
+		return "", false
+	}
+	// An entry is "key\nsum\n": the key guards against a name collision
+	// and a damaged file is a miss, never a wrong digest.
+	k, rest, ok := cut(string(data))
+	sum, tail, ok2 := cut(rest)
+	if !ok || !ok2 || k != key || tail != "" || len(sum) != len(Prefix)+64 {
+		return "", false
+	}
+	return sum, true
+}
+
+// put stores an entry; a cache that cannot be written is only slower.
+func (c *Cache) put(key, sum string) {
+	path := c.entry(key)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.WriteString(key + "\n" + sum + "\n")
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil || os.Rename(tmp.Name(), path) != nil {
+		os.Remove(tmp.Name())
+	}
+}
+
+func cut(s string) (line, rest string, ok bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return "", "", false
+}
