@@ -221,6 +221,8 @@ func program(argv []string) string {
 		case strings.HasPrefix(base, "python"), base == "bash", base == "sh", base == "uv", base == "run",
 			base == "torchrun", base == "deepspeed", base == "accelerate", base == "launch", base == "srun", base == "exec":
 			continue
+		case strings.HasSuffix(w, ".yaml") || strings.HasSuffix(w, ".yml") || strings.HasSuffix(w, ".json"):
+			continue // a launcher's config (accelerate launch --config_file X)
 		case strings.Contains(w, "/") || strings.HasSuffix(w, ".py") || strings.HasSuffix(w, ".sh"):
 			return strings.TrimPrefix(w, "./")
 		}

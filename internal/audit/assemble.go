@@ -1014,6 +1014,7 @@ func (a *assembler) tags() {
 	for i := range a.rep.Tags {
 		a.rep.Tags[i].Evidence = sortEvidence(a.rep.Tags[i].Evidence, 3)
 	}
+	a.frameworkTags(idx)
 	sort.SliceStable(a.rep.Tags, func(i, j int) bool {
 		ri, rj := roleOrder(a.rep.Tags[i].Role), roleOrder(a.rep.Tags[j].Role)
 		if ri != rj {
@@ -1024,6 +1025,52 @@ func (a *assembler) tags() {
 		}
 		return a.rep.Tags[i].Tag < a.rep.Tags[j].Tag
 	})
+}
+
+// frameworkTags adds the tags a matched framework writes itself (its
+// profile), as written by it: confirmed where an installed copy of the
+// library in or beside the repository writes the tag literally, guessed
+// otherwise.
+func (a *assembler) frameworkTags(idx map[string]int) {
+	for k, i := range a.matched {
+		if a.rep.Frameworks[k].Confidence == Low {
+			continue
+		}
+		p := a.profiles[i]
+		var fw Evidence
+		if ev := a.rep.Frameworks[k].Evidence; len(ev) > 0 {
+			fw = ev[0]
+		}
+		backend := ""
+		if len(p.Backends) > 0 {
+			backend = p.Backends[0]
+		}
+		lib := a.installed(p)
+		add := func(tag, role string) {
+			if strings.Contains(tag, "*") {
+				return
+			}
+			if _, ok := idx[tag]; ok {
+				return
+			}
+			t := Tag{Tag: tag, Backend: backend, Role: role, WrittenBy: p.ID, Guessed: true, Confidence: Low,
+				Evidence: []Evidence{{File: fw.File, Line: fw.Line, Text: "written by " + p.Name + " (profile)"}}}
+			if e, ok := lib.find(tag); ok {
+				t.Guessed, t.Confidence, t.Evidence = false, Medium, []Evidence{e}
+			}
+			idx[tag] = len(a.rep.Tags)
+			a.rep.Tags = append(a.rep.Tags, t)
+		}
+		for _, t := range p.Tags.Eval {
+			add(t, roleEval)
+		}
+		for _, t := range p.Tags.Train {
+			add(t, roleTrainReward)
+		}
+		for _, g := range p.Guardrails {
+			add(g.Tag, g.Kind)
+		}
+	}
 }
 
 // configDir reports directories that hold configuration files.
@@ -1164,6 +1211,19 @@ func (a *assembler) logging() {
 		name := backendName(id)
 		c.kind[name] = id
 		c.add(name, conf, e)
+	}
+	for k, i := range a.matched {
+		if a.rep.Frameworks[k].Confidence == Low {
+			continue
+		}
+		p := a.profiles[i]
+		for _, b := range p.Backends {
+			e := Evidence{Text: "written by " + p.Name + " (profile)"}
+			if ev := a.rep.Frameworks[k].Evidence; len(ev) > 0 {
+				e.File, e.Line = ev[0].File, ev[0].Line
+			}
+			add(b, Medium, e)
+		}
 	}
 	for _, f := range a.files {
 		for _, h := range f.hits {

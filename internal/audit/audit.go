@@ -93,10 +93,15 @@ type EntryPoint struct {
 
 // A Tag is a metric tag the code logs.
 type Tag struct {
-	Tag        string     `json:"tag"`
-	Backend    string     `json:"backend"`
-	Role       string     `json:"role"`
-	Output     string     `json:"output,omitempty"` // the file it is written to, when known
+	Tag     string `json:"tag"`
+	Backend string `json:"backend"`
+	Role    string `json:"role"`
+	Output  string `json:"output,omitempty"` // the file it is written to, when known
+	// WrittenBy names the framework that writes the tag itself (from its
+	// profile); Guessed marks a tag no code here or in an installed
+	// library shows, nor a run has written yet.
+	WrittenBy  string     `json:"written_by,omitempty"`
+	Guessed    bool       `json:"guessed,omitempty"`
 	Confidence Confidence `json:"confidence"`
 	Evidence   []Evidence `json:"evidence"`
 }

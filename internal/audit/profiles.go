@@ -24,7 +24,9 @@ type Profile struct {
 		Code     []codeSignal `yaml:"code"`
 		Paths    []string     `yaml:"paths"`
 	} `yaml:"detect"`
-	Vendor   []string `yaml:"vendor"`
+	Vendor []string `yaml:"vendor"`
+	// Backends the framework writes to by itself, whatever the code.
+	Backends []string `yaml:"backends"`
 	Config   string   `yaml:"config"`
 	Override string   `yaml:"override"`
 	Tags     struct {

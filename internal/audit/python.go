@@ -111,7 +111,8 @@ func (p *pyScan) dropIdleBackends() {
 	kept := p.f.hits[:0]
 	for _, h := range p.f.hits {
 		if h.cat == catBackend && (h.name == "csv" || h.name == "json" || h.name == "jsonl") {
-			writes := false
+			// A metrics file named in the code (log_dir / "eval.csv").
+			writes := strings.Contains(p.s, "."+h.name+`"`) || strings.Contains(p.s, "."+h.name+"'")
 			for _, o := range p.f.outputs {
 				writes = writes || (o.kind == "metrics" && (o.format == h.name || h.name == "json" && o.format == "jsonl"))
 			}
@@ -394,6 +395,8 @@ var backendLits = []struct{ lit, name string }{
 	{"mlflow.log_metric", "mlflow"},
 	{"csv.DictWriter(", "csv"},
 	{"csv.writer(", "csv"},
+	{".to_csv(", "csv"},
+	{"log_tabular(", "tsv"},
 	{"json.dumps(", "jsonl"},
 	{"json.dump(", "json"},
 	{"logger.record(", "sb3"},

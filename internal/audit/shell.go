@@ -2,6 +2,7 @@ package audit
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -596,13 +597,67 @@ func (sc *scanner) scanYAML(f *facts, t *text) {
 		i := strings.Index(t.s, "defaults:")
 		f.add(catConfigLoad, "hydra", "defaults list", t.lineOf(i), t.line(i), Medium)
 	}
-	t.each("logger:", func(off int) bool {
-		line := t.line(off)
-		for _, b := range []string{"wandb", "tensorboard", "mlflow", "swanlab", "console", "file", "clearml", "trackio"} {
-			if strings.Contains(line, b) {
-				f.add(catBackend, b, "config", t.lineOf(off), line, Medium)
+	configBackends(f, t)
+}
+
+// backendKeys are config keys whose value lists logging backends
+// (loggers: [wandb, csv], report_to: [wandb], logger: tensorboard);
+// backendSwitches turn one on (use_wandb: true).
+var (
+	backendKeys     = []string{"loggers", "logger", "report_to", "log_with", "logging_backends", "backend", "tracker", "trackers"}
+	backendSwitches = map[string]string{
+		"use_wandb": "wandb", "enable_wandb": "wandb", "wandb_activate": "wandb", "with_wandb": "wandb", "log_wandb": "wandb",
+		"use_tb": "tensorboard", "use_tensorboard": "tensorboard", "with_tensorboard": "tensorboard", "tensorboard": "tensorboard",
+		"use_mlflow": "mlflow", "use_swanlab": "swanlab",
+	}
+)
+
+// configBackends reads the logging backends a YAML or TOML config
+// chooses: a key's value on its line or in the list below it, and
+// switches set true.
+func configBackends(f *facts, t *text) {
+	lines := strings.Split(t.s, "\n")
+	for i, raw := range lines {
+		l := strings.TrimSpace(raw)
+		if l == "" || l[0] == '#' {
+			continue
+		}
+		key, val, ok := strings.Cut(l, ":")
+		if !ok || f.kind != kindYAML {
+			key, val, ok = strings.Cut(l, "=")
+		}
+		if !ok {
+			continue
+		}
+		key = strings.Trim(strings.TrimSpace(key), `"'`)
+		val, _, _ = strings.Cut(val, " #")
+		val = strings.TrimSpace(val)
+		if b, sw := backendSwitches[strings.ToLower(key)]; sw {
+			switch strings.ToLower(strings.Trim(val, `"'`)) {
+			case "true", "yes", "on", "1":
+				f.add(catBackend, b, "config", i+1, raw, High)
+			}
+			continue
+		}
+		if !slices.Contains(backendKeys, strings.ToLower(key)) {
+			continue
+		}
+		vals := []string{val}
+		if val == "" {
+			for j := i + 1; j < len(lines); j++ {
+				item := strings.TrimSpace(lines[j])
+				if !strings.HasPrefix(item, "- ") {
+					break
+				}
+				vals = append(vals, strings.TrimPrefix(item, "- "))
 			}
 		}
-		return true
-	})
+		for _, v := range vals {
+			for _, w := range strings.FieldsFunc(v, func(r rune) bool { return strings.ContainsRune("[]'\", ", r) }) {
+				if b := backendID(w); backendNames[b] != "" && b != "sb3" && b != "tracking" {
+					f.add(catBackend, b, "config", i+1, raw, High)
+				}
+			}
+		}
+	}
 }
