@@ -17,11 +17,12 @@ import (
 	"github.com/rlxp/rlxp/internal/cli"
 )
 
-// The example pull-request workflow (examples/ci/rlxp-ledger.yml) cannot run
-// on GitHub from here, so these tests check its shape and run its steps
-// locally: the shell steps under bash against a real git repository with
-// this test binary as rlxp, and the github-script step under node with the
-// GitHub API mocked.
+// The ledger review action (action.yml, composite) and the example
+// pull-request workflow that uses it (examples/ci/rlxp-ledger.yml) cannot
+// run on GitHub from here, so these tests check their shape and run the
+// action's steps locally: the shell steps under bash against a real git
+// repository with this test binary as rlxp, and the github-script step under
+// node with the GitHub API mocked.
 
 const asRlxp = "RLXP_LEDGER_TEST_AS_RLXP"
 
@@ -32,7 +33,43 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-const workflowFile = "../../examples/ci/rlxp-ledger.yml"
+const (
+	workflowFile = "../../examples/ci/rlxp-ledger.yml"
+	actionFile   = "../../action.yml"
+)
+
+type action struct {
+	Name        string         `yaml:"name"`
+	Description string         `yaml:"description"`
+	Author      string         `yaml:"author"`
+	Branding    map[string]any `yaml:"branding"`
+	Inputs      map[string]struct {
+		Description string `yaml:"description"`
+		Default     string `yaml:"default"`
+	} `yaml:"inputs"`
+	Outputs map[string]map[string]string `yaml:"outputs"`
+	Runs    struct {
+		Using string `yaml:"using"`
+		Steps []step `yaml:"steps"`
+	} `yaml:"runs"`
+}
+
+// loadAction reads action.yml; its steps run as one job's.
+func loadAction(t *testing.T) (action, job) {
+	t.Helper()
+	data, err := os.ReadFile(actionFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a action
+	if err := yaml.UnmarshalWithOptions(data, &a, yaml.Strict()); err != nil {
+		t.Fatalf("%s: %v", actionFile, err)
+	}
+	if a.Runs.Using != "composite" {
+		t.Fatalf("%s: runs.using = %q, want composite", actionFile, a.Runs.Using)
+	}
+	return a, job{Steps: a.Runs.Steps}
+}
 
 type workflow struct {
 	Name        string            `yaml:"name"`
@@ -53,6 +90,7 @@ type step struct {
 	ID              string            `yaml:"id"`
 	If              string            `yaml:"if"`
 	Uses            string            `yaml:"uses"`
+	Shell           string            `yaml:"shell"`
 	Run             string            `yaml:"run"`
 	Env             map[string]string `yaml:"env"`
 	With            map[string]any    `yaml:"with"`
@@ -99,21 +137,41 @@ func TestWorkflowShape(t *testing.T) {
 	if !strings.HasPrefix(co.Uses, "actions/checkout@") || co.With["fetch-depth"] != uint64(0) {
 		t.Errorf("first step = %+v, want actions/checkout with fetch-depth: 0", co)
 	}
+	if len(j.Steps) != 2 || !strings.HasPrefix(j.Steps[1].Uses, "rlxp/rlxp@") {
+		t.Errorf("steps = %+v, want the checkout, then the rlxp action (rlxp/rlxp@...)", j.Steps)
+	}
+}
+
+func TestActionShape(t *testing.T) {
+	a, j := loadAction(t)
+	if a.Name == "" || a.Description == "" {
+		t.Errorf("name %q, description %q: both are required to publish an action", a.Name, a.Description)
+	}
+	for _, in := range []string{"version", "base-ref", "github-token"} {
+		if a.Inputs[in].Description == "" || a.Inputs[in].Default == "" {
+			t.Errorf("input %s = %+v, want a description and a default", in, a.Inputs[in])
+		}
+	}
 	if s := findStep(t, j, "Verify the ledger"); s.Run != "rlxp ledger verify" || !s.ContinueOnError || s.ID != "verify" {
 		t.Errorf("verify step = %+v", s)
 	}
 	d := findStep(t, j, "Diff against the base branch")
-	if !strings.Contains(d.Run, `rlxp ledger diff --base "origin/$BASE_REF" --json`) || d.Env["BASE_REF"] != "${{ github.base_ref }}" {
+	if !strings.Contains(d.Run, `rlxp ledger diff --base "origin/$BASE_REF" --json`) || d.Env["BASE_REF"] != "${{ inputs.base-ref }}" {
 		t.Errorf("diff step = %+v", d)
 	}
 	c := findStep(t, j, "Comment on the pull request")
 	script, _ := c.With["script"].(string)
 	if !strings.HasPrefix(c.Uses, "actions/github-script@") || !strings.Contains(script, "<!-- rlxp-ledger -->") ||
-		!strings.Contains(script, "updateComment") || !strings.Contains(script, "createComment") {
+		!strings.Contains(script, "updateComment") || !strings.Contains(script, "createComment") ||
+		c.With["github-token"] != "${{ inputs.github-token }}" {
 		t.Errorf("comment step = %+v", c)
 	}
-	// Expressions reach scripts only through env, never spliced into code.
 	for _, s := range j.Steps {
+		// A composite action's run steps must name their shell.
+		if s.Run != "" && s.Shell != "bash" {
+			t.Errorf("step %q: shell %q, want bash", s.Name, s.Shell)
+		}
+		// Expressions reach scripts only through env, never spliced into code.
 		if strings.Contains(s.Run, "${{") || strings.Contains(script, "${{") {
 			t.Errorf("step %q puts an expression into its script; pass it through env", s.Name)
 		}
@@ -194,7 +252,7 @@ func (c *ci) expand(s string) string {
 	return re.ReplaceAllStringFunc(s, func(m string) string {
 		expr := re.FindStringSubmatch(m)[1]
 		switch {
-		case expr == "github.base_ref":
+		case expr == "github.base_ref" || expr == "inputs.base-ref":
 			return "main"
 		case expr == "runner.temp":
 			return c.tmp
@@ -303,8 +361,8 @@ func fixture(t *testing.T, name string, lines int) []byte {
 	return []byte(strings.Join(parts[:lines], ""))
 }
 
-func TestWorkflowRuns(t *testing.T) {
-	_, j := loadWorkflow(t)
+func TestActionRuns(t *testing.T) {
+	_, j := loadAction(t)
 	verify := findStep(t, j, "Verify the ledger")
 	diff := findStep(t, j, "Diff against the base branch")
 	comment := findStep(t, j, "Comment on the pull request")
