@@ -332,6 +332,7 @@ func TestRealClients(t *testing.T) {
 					Installed bool `json:"installed"`
 				} `json:"summary"`
 				Hooks []struct {
+					Key       string `json:"key"`
 					EventName string `json:"eventName"`
 				} `json:"hooks"`
 			} `json:"plugin"`
@@ -342,18 +343,63 @@ func TestRealClients(t *testing.T) {
 		if !read.Plugin.Summary.Installed {
 			t.Errorf("plugin/read: %s is not installed:\n%s", pluginID, raw)
 		}
-		var events, want []string
+		// Each handler is listed with a key ending in
+		// hooks/hooks.json:<event in snake case>:<group>:<handler>.
+		var listed, want []string
 		for _, h := range read.Plugin.Hooks {
-			events = append(events, h.EventName)
+			listed = append(listed, h.EventName+" "+h.Key[strings.Index(h.Key, ":")+1:])
 		}
 		for _, e := range wantHooks {
-			want = append(want, strings.ToLower(e[:1])+e[1:])
+			for gi, n := range hookHandlers(t, repo, e) {
+				for hi := 0; hi < n; hi++ {
+					want = append(want, fmt.Sprintf("%s hooks/hooks.json:%s:%d:%d", strings.ToLower(e[:1])+e[1:], snakeCase(e), gi, hi))
+				}
+			}
 		}
-		sort.Strings(events)
-		if diff := cmp.Diff(want, events); diff != "" {
+		sort.Strings(listed)
+		sort.Strings(want)
+		if diff := cmp.Diff(want, listed); diff != "" {
 			t.Errorf("codex plugin/read hooks (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// hookHandlers counts the handlers of each matcher group of an event in
+// the package's hooks file.
+func hookHandlers(t *testing.T, repo, event string) []int {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repo, hooksFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Hooks map[string][]struct {
+			Hooks []json.RawMessage `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	var n []int
+	for _, g := range f.Hooks[event] {
+		n = append(n, len(g.Hooks))
+	}
+	return n
+}
+
+// snakeCase is PreToolUse as pre_tool_use.
+func snakeCase(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if 'A' <= r && r <= 'Z' {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // codexSkill is one entry of the app-server's skills/list answer.

@@ -100,10 +100,35 @@ func (v *validator) checkHooksDoc(dir, file string, doc *jsonDoc) []string {
 	return found
 }
 
+// guardTools are the tools whose PreToolUse calls rlxp guard must see: the
+// shell tool (Bash in both hosts) and the file-writing tools (Claude Code's
+// Edit, Write, MultiEdit and NotebookEdit; Codex's apply_patch), so that
+// the records rlxp alone writes are written by rlxp alone.
+var guardTools = []string{"Bash", "Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch"}
+
+// guardCommandRe finds a hook command that runs rlxp guard.
+var guardCommandRe = lazyRegexp(`rlxp"?\s+guard\b`)
+
 // checkMatcherGroups checks an event's matcher groups and reports whether
-// any holds a hook.
+// any holds a hook. When PreToolUse groups run rlxp guard, their matchers
+// together must select every tool in guardTools.
 func (v *validator) checkMatcherGroups(dir, file string, doc *jsonDoc, ev string, groups []any) bool {
 	has := false
+	var guardMatchers []string
+	defer func() {
+		if ev != "PreToolUse" || len(guardMatchers) == 0 {
+			return
+		}
+		for _, tool := range guardTools {
+			selected := false
+			for _, m := range guardMatchers {
+				selected = selected || matcherSelects(m, tool)
+			}
+			if !selected {
+				v.errorf(file, doc.line("hooks."+ev), "no PreToolUse matcher sends %s to rlxp guard: the guard then never sees what that tool does (matchers must together name %s)", tool, strings.Join(guardTools, ", "))
+			}
+		}
+	}()
 	for gi, g := range groups {
 		gp := "hooks." + ev + "." + strconv.Itoa(gi)
 		gm, ok := g.(map[string]any)
@@ -125,6 +150,16 @@ func (v *validator) checkMatcherGroups(dir, file string, doc *jsonDoc, ev string
 		if !ok {
 			v.errorf(file, doc.line(gp), "hooks.%s[%d].hooks must be an array of hook commands", ev, gi)
 			continue
+		}
+		if m, ok := validMatcher(gm); ok {
+			for _, h := range list {
+				if hm, ok := h.(map[string]any); ok {
+					if cmd, _ := hm["command"].(string); guardCommandRe().MatchString(cmd) {
+						guardMatchers = append(guardMatchers, m)
+						break
+					}
+				}
+			}
 		}
 		for hi, h := range list {
 			if v.checkHook(dir, file, doc, gp+".hooks."+strconv.Itoa(hi), "hooks."+ev+"["+strconv.Itoa(gi)+"].hooks["+strconv.Itoa(hi)+"]", h) {
@@ -191,6 +226,43 @@ func (v *validator) checkHookScripts(dir, file string, line int, where, cmd stri
 			v.errorf(file, line, "%s.command runs %s, which is not executable: the hook fails with \"permission denied\" and never blocks anything (chmod +x)", where, rel)
 		}
 	}
+}
+
+// validMatcher is a group's matcher ("" when absent, which selects every
+// tool) when it is a string both hosts can use.
+func validMatcher(group map[string]any) (string, bool) {
+	m, present := group["matcher"]
+	if !present {
+		return "", true
+	}
+	s, ok := m.(string)
+	if !ok {
+		return "", false
+	}
+	if exactMatcherRe().MatchString(s) || s == "*" {
+		return s, true
+	}
+	_, err := regexp.Compile(s)
+	return s, err == nil
+}
+
+// matcherSelects applies a matcher the way both hosts do: names separated
+// by | compare exactly; anything else is a regular expression. Codex also
+// selects apply_patch by Write and Edit.
+func matcherSelects(matcher, tool string) bool {
+	if matcher == "" || matcher == "*" {
+		return true
+	}
+	if exactMatcherRe().MatchString(matcher) {
+		for _, m := range strings.Split(matcher, "|") {
+			if m == tool {
+				return true
+			}
+		}
+		return false
+	}
+	re, err := regexp.Compile(matcher)
+	return err == nil && re.MatchString(tool)
 }
 
 // positiveInt reports a JSON number that is a whole number above 0.

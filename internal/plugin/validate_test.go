@@ -412,17 +412,17 @@ func TestValidateMistakes(t *testing.T) {
 		}, []want{E(pluginDir+"/agents/metrics-analyst.md", "defined twice")}},
 
 		// --- hooks ---
-		{"hooks.json without wrapper", hooks(`{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"\"${CLAUDE_PLUGIN_ROOT}/scripts/rlxp\" guard"}]}]}`),
+		{"hooks.json without wrapper", hooks(`{"PreToolUse":[{"matcher":"Bash|Edit|Write|MultiEdit|NotebookEdit|apply_patch","hooks":[{"type":"command","command":"\"${CLAUDE_PLUGIN_ROOT}/scripts/rlxp\" guard"}]}]}`),
 			[]want{E(hooksFile, "wrapper", "expected record")}},
-		{"hooks.json command unquoted", hooks(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"${CLAUDE_PLUGIN_ROOT}/scripts/rlxp guard"}]}]}}`),
+		{"hooks.json command unquoted", hooks(`{"hooks":{"PreToolUse":[{"matcher":"Bash|Edit|Write|MultiEdit|NotebookEdit|apply_patch","hooks":[{"type":"command","command":"${CLAUDE_PLUGIN_ROOT}/scripts/rlxp guard"}]}]}}`),
 			[]want{W(hooksFile, "unquoted")}},
-		{"hooks.json async hook", hooks(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"\"${CLAUDE_PLUGIN_ROOT}/scripts/rlxp\" guard","async":true}]}]}}`),
+		{"hooks.json async hook", hooks(`{"hooks":{"PreToolUse":[{"matcher":"Bash|Edit|Write|MultiEdit|NotebookEdit|apply_patch","hooks":[{"type":"command","command":"\"${CLAUDE_PLUGIN_ROOT}/scripts/rlxp\" guard","async":true}]}]}}`),
 			[]want{W(hooksFile, "async", "Codex skips")}},
 		{"hooks.json event not an array", hooks(`{"hooks":{"PreToolUse":{"matcher":"Bash"}}}`),
 			[]want{E(hooksFile, "PreToolUse", "array")}},
-		{"hooks.json unknown top-level key", hooks(`{"version":1,"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"\"${CLAUDE_PLUGIN_ROOT}/scripts/rlxp\" guard"}]}]}}`),
+		{"hooks.json unknown top-level key", hooks(`{"version":1,"hooks":{"PreToolUse":[{"matcher":"Bash|Edit|Write|MultiEdit|NotebookEdit|apply_patch","hooks":[{"type":"command","command":"\"${CLAUDE_PLUGIN_ROOT}/scripts/rlxp\" guard"}]}]}}`),
 			[]want{E(hooksFile, "unknown top-level key \"version\"", "Codex then ignores every hook").at(1)}},
-		{"hooks.json unknown event", hooks(`{"hooks":{"PreToolUze":[{"matcher":"Bash","hooks":[{"type":"command","command":"\"${CLAUDE_PLUGIN_ROOT}/scripts/rlxp\" guard"}]}]}}`),
+		{"hooks.json unknown event", hooks(`{"hooks":{"PreToolUze":[{"matcher":"Bash|Edit|Write|MultiEdit|NotebookEdit|apply_patch","hooks":[{"type":"command","command":"\"${CLAUDE_PLUGIN_ROOT}/scripts/rlxp\" guard"}]}]}}`),
 			[]want{E(hooksFile, "unknown hook event \"PreToolUze\"", "Invalid key in record")}},
 		{"hooks.json Claude-only event", hooks(`{"hooks":{"Notification":[{"hooks":[{"type":"command","command":"\"${CLAUDE_PLUGIN_ROOT}/scripts/rlxp\" guard"}]}]}}`),
 			[]want{W(hooksFile, "Codex has no Notification event")}},
@@ -432,7 +432,7 @@ func TestValidateMistakes(t *testing.T) {
 			[]want{E(hooksFile, "matcher \"Bash(\" is not a valid regular expression")}},
 		{"hooks.json matcher not a string", hooks(`{"hooks":{"PreToolUse":[{"matcher":["Bash"],"hooks":[{"type":"command","command":"\"${CLAUDE_PLUGIN_ROOT}/scripts/rlxp\" guard"}]}]}}`),
 			[]want{E(hooksFile, "matcher must be a string")}},
-		{"hooks.json hook without type", hooks(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"command":"\"${CLAUDE_PLUGIN_ROOT}/scripts/rlxp\" guard"}]}]}}`),
+		{"hooks.json hook without type", hooks(`{"hooks":{"PreToolUse":[{"matcher":"Bash|Edit|Write|MultiEdit|NotebookEdit|apply_patch","hooks":[{"command":"\"${CLAUDE_PLUGIN_ROOT}/scripts/rlxp\" guard"}]}]}}`),
 			[]want{E(hooksFile, "type is required")}},
 		{"hooks.json unknown hook type", hooks(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"shell","command":"x"}]}]}}`),
 			[]want{E(hooksFile, "type \"shell\" is not a hook type")}},
@@ -440,11 +440,13 @@ func TestValidateMistakes(t *testing.T) {
 			[]want{E(hooksFile, "http hook", "Codex cannot read the file")}},
 		{"hooks.json prompt hook", hooks(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"prompt","prompt":"Is this safe? $ARGUMENTS"}]}]}}`),
 			[]want{W(hooksFile, "prompt hook", "Codex runs command hooks only")}},
+		{"hooks.json guard misses the file tools", hooks(`{"hooks":{"PreToolUse":[{"matcher":"Bash|Edit|Write","hooks":[{"type":"command","command":"\"${CLAUDE_PLUGIN_ROOT}/scripts/rlxp\" guard"}]}]}}`),
+			[]want{E(hooksFile, "no PreToolUse matcher sends MultiEdit to rlxp guard"), E(hooksFile, "sends NotebookEdit"), E(hooksFile, "sends apply_patch")}},
 		{"hooks.json command missing", hooks(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command"}]}]}}`),
 			[]want{E(hooksFile, "command is required")}},
-		{"hooks.json timeout as a string", hooks(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"\"${CLAUDE_PLUGIN_ROOT}/scripts/rlxp\" guard","timeout":"10"}]}]}}`),
+		{"hooks.json timeout as a string", hooks(`{"hooks":{"PreToolUse":[{"matcher":"Bash|Edit|Write|MultiEdit|NotebookEdit|apply_patch","hooks":[{"type":"command","command":"\"${CLAUDE_PLUGIN_ROOT}/scripts/rlxp\" guard","timeout":"10"}]}]}}`),
 			[]want{E(hooksFile, "timeout must be a whole number of seconds above 0")}},
-		{"hooks.json fractional timeout", hooks(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"\"${CLAUDE_PLUGIN_ROOT}/scripts/rlxp\" guard","timeout":1.5}]}]}}`),
+		{"hooks.json fractional timeout", hooks(`{"hooks":{"PreToolUse":[{"matcher":"Bash|Edit|Write|MultiEdit|NotebookEdit|apply_patch","hooks":[{"type":"command","command":"\"${CLAUDE_PLUGIN_ROOT}/scripts/rlxp\" guard","timeout":1.5}]}]}}`),
 			[]want{E(hooksFile, "timeout must be a whole number")}},
 		{"hooks.json script missing", hooks(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"\"${CLAUDE_PLUGIN_ROOT}/scripts/guard.sh\" --strict"}]}]}}`),
 			[]want{E(hooksFile, "runs "+pluginDir+"/scripts/guard.sh, which the plugin does not have", "never blocks")}},
@@ -472,7 +474,8 @@ func TestValidateMistakes(t *testing.T) {
 			if err := os.Chmod(filepath.Join(root, pluginDir, "scripts/rlxp"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-		}, []want{W(pluginDir+"/scripts/rlxp", "not executable"), E(hooksFile, "runs "+pluginDir+"/scripts/rlxp, which is not executable", "never blocks")}},
+		}, []want{W(pluginDir+"/scripts/rlxp", "not executable"), E(hooksFile, "runs "+pluginDir+"/scripts/rlxp, which is not executable", "never blocks").at(10),
+			E(hooksFile, "runs "+pluginDir+"/scripts/rlxp, which is not executable", "never blocks").at(20)}},
 		{"docs say marketplace add .", func(t *testing.T, root string) {
 			p := filepath.Join(root, pluginDir, "templates/README.md")
 			writeText(t, p, readText(t, p)+"\nInstall with `claude plugin marketplace add .` from the root.\n")
