@@ -223,3 +223,28 @@ func TestInspectWhileWriting(t *testing.T) {
 		t.Fatalf("%d inspections, want %d", inspections, rounds)
 	}
 }
+
+// BenchmarkInspect summarises a generated JSONL file as `metrics inspect`
+// does; RLXP_BENCH_INSPECT names an existing file to read instead.
+func BenchmarkInspect(b *testing.B) {
+	path := os.Getenv("RLXP_BENCH_INSPECT")
+	if path == "" {
+		path = filepath.Join(b.TempDir(), "bench.jsonl")
+		txtGenJSONL(b, path, 20_000, 40, false)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := Inspect(path, "", nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(s.Tags) == 0 {
+			b.Fatal("no tags")
+		}
+	}
+}
