@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -15,7 +14,6 @@ import (
 	"github.com/rlxp/rlxp/internal/launch"
 	"github.com/rlxp/rlxp/internal/probe"
 	"github.com/rlxp/rlxp/internal/runs"
-	"github.com/rlxp/rlxp/internal/slurm"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
@@ -76,7 +74,8 @@ EXIT STATUS
   1  a state file is missing or malformed, or a run could not start
   2  usage error
   3  refused: a blocker, or no confirmation, or a digest that does not match
-  4  another rlxp command holds the state lock`,
+  4  another rlxp command holds the state lock, or another launch started
+     a run while this one was being checked (it lost the race)`,
 		Flags: fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
 			return runLaunch(ctx, env, &o, args)
@@ -84,26 +83,16 @@ EXIT STATUS
 	}
 }
 
-type launchedRun struct {
-	ID     string `json:"id"`
-	Seed   int    `json:"seed"`
-	State  string `json:"state"` // started | queued | submitted
-	PID    int    `json:"pid,omitempty"`
-	JobID  string `json:"job_id,omitempty"`
-	Log    string `json:"log"`
-	RunDir string `json:"run_dir"`
-}
-
 type launchResult struct {
-	Schema       string        `json:"schema"`
-	Check        check.Result  `json:"check"`
-	Plan         *launch.Plan  `json:"plan,omitempty"`
-	Digest       string        `json:"digest,omitempty"`
-	Launched     bool          `json:"launched"`
-	Refusal      string        `json:"refusal,omitempty"`
-	Runs         []launchedRun `json:"runs,omitempty"`
-	NodeCommands []string      `json:"node_commands,omitempty"`
-	Next         []string      `json:"next"`
+	Schema       string            `json:"schema"`
+	Check        check.Result      `json:"check"`
+	Plan         *launch.Plan      `json:"plan,omitempty"`
+	Digest       string            `json:"digest,omitempty"`
+	Launched     bool              `json:"launched"`
+	Refusal      string            `json:"refusal,omitempty"`
+	Runs         []launch.Launched `json:"runs,omitempty"`
+	NodeCommands []string          `json:"node_commands,omitempty"`
+	Next         []string          `json:"next"`
 }
 
 func runLaunch(ctx context.Context, env *Env, o *launchOptions, args []string) error {
@@ -201,73 +190,24 @@ func printPlan(env *Env, p *launch.Plan) {
 	printTable(env, []string{"SEED", "RUN DIR", "COMMAND"}, rows)
 }
 
-// startPlan records the runs and starts them on the plan's backend, under
-// the state lock so that two launches cannot both pass the in-flight check.
+// startPlan records the runs and starts them, under the state lock so
+// that two launches cannot both pass the in-flight check.
 func startPlan(ctx context.Context, env *Env, c *checked, p *launch.Plan, res *launchResult) error {
 	lock, err := lockRepo(env, c.repo)
 	if err != nil {
 		return err
 	}
 	defer lock.Unlock()
-	runsDir := c.repo.Path(state.Runs)
 	recs, err := loadRuns(ctx, c.repo)
 	if err != nil {
 		return err
 	}
 	h := probe.System()
-	for _, r := range recs {
-		if ok, _ := check.InFlight(ctx, h, r); ok {
-			return fmt.Errorf("run %s of %s started while this launch was being checked; nothing launched", r.ID, r.Experiment)
-		}
-	}
-	now := env.Now()
-	ids := make([]string, len(p.Runs))
-	for i, r := range p.Runs {
-		ids[i] = launch.RunID(p.Experiment, r.Seed, now)
-	}
-	records := p.Records(ids, now)
-	for _, rec := range records {
-		if err := runs.Write(runsDir, rec); err != nil {
-			return err
-		}
-	}
-	for i, r := range p.Runs {
-		res.Runs = append(res.Runs, launchedRun{ID: ids[i], Seed: r.Seed, State: "queued", Log: records[i].Log, RunDir: r.RunDir})
-	}
-	switch p.Backend {
-	case runs.Local:
-		exe, err := os.Executable()
-		if err != nil {
-			return fmt.Errorf("find the rlxp binary for the supervisor: %w", err)
-		}
-		started, err := launch.StartLocal(exe, []string{"rlxp", "supervise"}, launch.Job{Plan: p, IDs: ids, RunsDir: runsDir})
-		if err != nil {
-			return fmt.Errorf("launch %s: %w", p.Experiment, err)
-		}
-		for _, s := range started {
-			for i := range res.Runs {
-				if res.Runs[i].ID == s.ID {
-					res.Runs[i].State, res.Runs[i].PID = "started", s.PID
-				}
-			}
-		}
-		if p.Nodes > 1 {
-			host, _ := os.Hostname()
-			res.NodeCommands = p.NodeCommands(host)
-		}
-	case runs.Slurm:
-		jobs, err := launch.SubmitSlurm(ctx, slurm.New(), p, ids, runsDir)
-		for i, job := range jobs {
-			res.Runs[i].State, res.Runs[i].JobID = "submitted", job
-		}
-		if err != nil {
-			res.Runs = res.Runs[:len(jobs)]
-			return fmt.Errorf("launch %s: %w", p.Experiment, err)
-		}
-	default:
-		return fmt.Errorf("launch %s: backend %q is not supported", p.Experiment, p.Backend)
-	}
-	return nil
+	res.Runs, res.NodeCommands, err = launch.Start{
+		Plan: p, RunsDir: c.repo.Path(state.Runs), Runs: recs, Now: env.Now(),
+		InFlight: func(r runs.Record) bool { ok, _ := check.InFlight(ctx, h, r); return ok },
+	}.Run(ctx)
+	return err
 }
 
 func finishLaunch(env *Env, o *launchOptions, res *launchResult, err error) error {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rlxp/rlxp/internal/runs"
 	"github.com/rlxp/rlxp/internal/slurm"
+	"github.com/rlxp/rlxp/internal/state"
 )
 
 func plan() *Plan {
@@ -236,5 +237,21 @@ func TestSubmitSlurmRemovesUnsubmitted(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "r1")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the run never submitted still has a record: %v", err)
+	}
+}
+
+func TestStartLosesRace(t *testing.T) {
+	dir := t.TempDir()
+	seed := 0
+	_, _, err := Start{Plan: plan(), RunsDir: dir, Now: time.Now(),
+		Runs:     []runs.Record{{ID: "other", Experiment: "lr-0.05", Seed: &seed}},
+		InFlight: func(runs.Record) bool { return true },
+	}.Run(context.Background())
+	var race *RaceError
+	if !errors.As(err, &race) || !errors.Is(err, state.ErrLocked) {
+		t.Fatalf("Start with a run in flight = %v, want a lost race that reads as locked", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("a lost race recorded runs: %v", ents)
 	}
 }
