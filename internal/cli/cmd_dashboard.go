@@ -38,12 +38,18 @@ contract with each section's approval state, the experiments with their
 status, the ledger's leaderboard (verdicts, 95% confidence intervals and
 deltas against the baseline), each run's state with its liveness and failure
 signatures as status finds them, and learning curves of the primary metric
-and each guardrail, every run overlaid and the baseline's drawn in black.
-Curves are read through the same metric readers as status and score, from
-the sources adapter.yaml declares, and downsampled on the server to at most
-500 points per run, so that a huge metric file costs little memory.
+and each guardrail: per experiment the mean of its seeds with a shaded 95%
+confidence band (seeds aligned on step by linear interpolation), the
+baseline's in black, each seed's line on demand; a metric logged once per
+run as dots with the mean and its interval. The page smooths (TensorBoard's
+debiased EMA), shows values on hover, switches to a log scale or wall time,
+and compares two experiments with the ledger's delta and p. Curves are read
+through the same metric readers as status and score, from the sources
+adapter.yaml declares, and downsampled on the server to at most 500 points
+per run, so that a huge metric file costs little memory.
 
-Every request reads the files afresh: the page is as current as the disk.
+Every request reads the state afresh, and a run's metric files again when
+their size, times or inode changed: the page is as current as the disk.
 The page and its script are built into rlxp and load nothing from the
 network. Dashboard only reads; it never writes .rlxp.
 

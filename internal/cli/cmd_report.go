@@ -55,10 +55,12 @@ malformed, unbalanced, nested or repeated is refused with the line at
 fault, and nothing is written.
 
 --plots also draws the learning curves of the primary metric and of each
-guardrail, one SVG file per metric in .rlxp/plots/, every recorded run
-overlaid (read from the metric sources adapter.yaml declares, at most 500
-points per run) and the baseline's runs in black; the leaderboard links
-them. These are the charts the dashboard shows.
+guardrail, one SVG file per metric in .rlxp/plots/: per experiment the mean
+of its seeds (each seed's latest run) with a shaded 95% confidence band and
+each seed as a faint line, the baseline in black; a metric logged once per
+run as dots with the mean and its interval. Runs are read from the metric
+sources adapter.yaml declares, at most 500 points each; the leaderboard
+links the charts. The dashboard draws the same groups.
 
 The same state always gives the same bytes: the report holds no time but
 those the state records, and a fixed order. --check writes nothing and
