@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 BIN      = plugins/rl-experiment-assistant/bin/rlxp
 LDFLAGS  = -s -w -X main.version=$(VERSION)
 
-.PHONY: build demo test test-go test-python test-update check-artifacts fuzz bench bench-score bench-guard bench-inspect bench-audit bench-audit-accuracy lint clean slurm-up slurm-down slurm-status
+.PHONY: build demo test test-go test-python test-update check-artifacts fuzz bench bench-score bench-guard bench-inspect bench-dashboard bench-audit bench-audit-accuracy lint clean slurm-up slurm-down slurm-status
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/rlxp
@@ -52,6 +52,11 @@ bench-guard: build
 # CPUS=0,1 pins the contenders to two CPUs, as on the reference machine.
 bench-inspect: build
 	bash scripts/bench-inspect.sh $(BIN)
+
+# /api/state of a 1,000-run lab (three sources and a log each), warm (only
+# changed files read) and cold (every file read).
+bench-dashboard:
+	$(GO) test ./internal/dashboard -run '^$$' -bench BenchmarkState -benchtime 3x
 
 # AUDIT_REPO: a large work tree or bare git directory, e.g. one fetched
 # from github.com/isaac-sim/IsaacLab.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -164,4 +165,34 @@ func BenchmarkState(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestGroupsTakeEachSeedsLatestRun: a seed run twice counts once, with its
+// later run; the baseline comes first.
+func TestGroupsTakeEachSeedsLatestRun(t *testing.T) {
+	dir := t.TempDir()
+	f := &fakeBackend{files: map[string]string{
+		"old": writeJSONL(t, dir, "old.jsonl", 10),
+		"new": writeJSONL(t, dir, "new.jsonl", 20),
+		"b0":  writeJSONL(t, dir, "b0.jsonl", 30),
+	}}
+	zero := 0
+	cs := Charts{Runs: []ChartRun{
+		{ID: "old", Experiment: "e", Seed: &zero},
+		{ID: "b0", Experiment: "base", Seed: &zero, Baseline: true},
+		{ID: "new", Experiment: "e", Seed: &zero},
+	}}
+	groups, err := Groups(context.Background(), f, cs, "reward", DefaultPoints)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, g := range groups {
+		for _, s := range g.Seeds {
+			got = append(got, fmt.Sprintf("%s/%s:%d", g.Experiment, s.Run, len(s.Points)))
+		}
+	}
+	if want := []string{"base/b0:30", "e/new:20"}; !slices.Equal(got, want) {
+		t.Errorf("groups %v, want %v", got, want)
+	}
 }
