@@ -207,7 +207,7 @@ func TestInspectWhileWriting(t *testing.T) {
 			if len(got) > len(final[i]) {
 				t.Fatalf("round %d: %s: %d points, the finished file has %d", k, f.path, len(got), len(final[i]))
 			}
-			if diff := cmp.Diff(final[i][:len(got)], got, cmpopts.EquateNaNs()); diff != "" {
+			if diff := cmp.Diff(final[i][:len(got)], got, cmpopts.EquateNaNs(), cmpopts.EquateEmpty()); diff != "" {
 				t.Fatalf("round %d: %s: a value not in the finished file (-finished +read):\n%s", k, f.path, diff)
 			}
 			if k == rounds-1 && (len(got) != len(final[i]) || info.TruncatedAt != 0) {
