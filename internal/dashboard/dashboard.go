@@ -245,16 +245,26 @@ func (s *Server) series(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"run": q.Run, "tag": q.Tag, "max": q.Max, "count": len(out), "points": out})
 }
 
-// chart draws one tag for every run, the same drawing report --plots writes.
-func (s *Server) chart(w http.ResponseWriter, r *http.Request) {
+// tagQuery reads a chart request's parameters and the runs it draws,
+// answering the request itself on failure.
+func (s *Server) tagQuery(w http.ResponseWriter, r *http.Request) (Query, Charts, bool) {
 	q, err := ParseQuery(r.URL.Query().Get, false, true)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
-		return
+		return q, Charts{}, false
 	}
 	cs, err := s.Backend.Charts(r.Context())
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
+		return q, Charts{}, false
+	}
+	return q, cs, true
+}
+
+// chart draws one tag for every run, the same drawing report --plots writes.
+func (s *Server) chart(w http.ResponseWriter, r *http.Request) {
+	q, cs, ok := s.tagQuery(w, r)
+	if !ok {
 		return
 	}
 	t := ChartTag{Tag: q.Tag, Title: q.Tag}
@@ -290,14 +300,8 @@ type curveGroup struct {
 // the mean and 95% band across seeds, or the dots of a metric logged once
 // per run. The page draws, smooths and compares them.
 func (s *Server) curves(w http.ResponseWriter, r *http.Request) {
-	q, err := ParseQuery(r.URL.Query().Get, false, true)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	cs, err := s.Backend.Charts(r.Context())
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
+	q, cs, ok := s.tagQuery(w, r)
+	if !ok {
 		return
 	}
 	groups, err := Groups(r.Context(), s.Backend, cs, q.Tag, q.Max)
