@@ -67,6 +67,11 @@ The backend is the contract's hardware.launcher:
          hardware.slurm; the job id is in run.json and the scheduler's
          state is read with squeue and scontrol.
 
+Every run writes into a new directory of its own in the repository
+(--run-dir): a template without {seed}, a path outside the repository or
+in .git/ or .rlxp/ is a usage error; a directory that exists already is
+refused, so a relaunch never touches the files of a run scored before.
+
 Every run counts against the budget from the moment it is recorded.
 
 EXIT STATUS
@@ -128,6 +133,11 @@ func runLaunch(ctx context.Context, env *Env, o *launchOptions, args []string) e
 	var ge *launch.GraceError
 	if errors.As(err, &ge) {
 		return &UsageError{Err: ge}
+	}
+	var ee *launch.ExistsError
+	if errors.As(err, &ee) {
+		res.Refusal = ee.Error()
+		return finishLaunch(env, o, &res, errNegative)
 	}
 	if err != nil {
 		return runDirUsage(err)

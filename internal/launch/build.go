@@ -154,5 +154,8 @@ func Build(s Spec) (*Plan, error) {
 		}
 		p.Runs = append(p.Runs, Run{Seed: seed, RunDir: runDir, Command: cmd})
 	}
+	if err := checkRunDirs(s.Root, s.RunDir, p.Runs); err != nil {
+		return nil, err
+	}
 	return p, nil
 }

@@ -3,6 +3,7 @@ package launch
 import (
 	"errors"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -134,3 +135,35 @@ func TestGraceBound(t *testing.T) {
 }
 
 func ptr(d time.Duration) *time.Duration { return &d }
+
+func TestRunDirRules(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(root+"/runs/fast/seed1", 0o755)
+	os.Symlink(t.TempDir(), root+"/out")
+	for _, tc := range []struct {
+		tmpl string
+		want string // "" ok; "exists" an ExistsError; else a RunDirError containing it
+	}{
+		{"runs/{experiment}/seed{seed}", "exists"},
+		{"runs/{experiment}/s{seed}", ""},
+		{"runs/{experiment}", "does not separate seeds"},
+		{"../x/{seed}", "outside the repository"},
+		{"/tmp/x/{seed}", "outside the repository"},
+		{".rlxp/x{seed}", "inside .rlxp/"},
+		{".git/x{seed}", "inside .git/"},
+		{"out/{seed}", "through a symbolic link"},
+		{"runs/{seed}/../../../{seed}", "outside the repository"},
+	} {
+		s := spec(t)
+		s.Root, s.RunDir = root, tc.tmpl
+		_, err := Build(s)
+		var rd *RunDirError
+		var ex *ExistsError
+		switch {
+		case tc.want == "" && err != nil, tc.want == "exists" && !errors.As(err, &ex):
+			t.Errorf("%s: %v", tc.tmpl, err)
+		case tc.want != "" && tc.want != "exists" && (!errors.As(err, &rd) || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: %v, want a run-dir error saying %q", tc.tmpl, err, tc.want)
+		}
+	}
+}

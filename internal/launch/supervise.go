@@ -106,7 +106,11 @@ func Supervise(ctx context.Context, in io.Reader, handshake io.WriteCloser, stde
 		}
 		rec := &recs[i]
 		rec.StartedAt = now().UTC().Format(time.RFC3339)
-		sh, err := sv.start(p, job.RunsDir, rec, i, gpus)
+		err := makeRunDir(p.Root, p.Runs[i].RunDir)
+		var sh *shepherdProc
+		if err == nil {
+			sh, err = sv.start(p, job.RunsDir, rec, i, gpus)
+		}
 		if err != nil {
 			rec.EndedAt, rec.Note = rec.StartedAt, err.Error()
 			fmt.Fprintf(handshake, "failed %s: %v\n", rec.ID, err)
