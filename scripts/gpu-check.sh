@@ -103,11 +103,14 @@ git add -A && git commit -qm approved
 nvidia-smi --query-gpu=index,uuid,name,memory.total,memory.used,utilization.gpu --format=csv,noheader,nounits >"$out/query-gpu-idle.csv"
 step check-idle "$rlxp" check fast
 
+# The holder writes a ready file where another user may write too.
+ready_dir=$(mktemp -d /tmp/gpu-ready.XXXXXX)
+chmod 1777 "$ready_dir"
 hold() { # uid-wrapper...: start a GPU holder and wait for its ready file
-  rm -f "$repo/ready"
-  "$@" "$py" "$repo/hold_gpu.py" "$repo/ready" &
+  rm -f "$ready_dir/ready"
+  "$@" "$py" "$repo/hold_gpu.py" "$ready_dir/ready" &
   holder=$!
-  for _ in $(seq 600); do [[ -e $repo/ready ]] && return 0; kill -0 $holder 2>/dev/null || return 1; sleep 0.1; done
+  for _ in $(seq 600); do [[ -e $ready_dir/ready ]] && return 0; kill -0 $holder 2>/dev/null || return 1; sleep 0.1; done
   return 1
 }
 if hold env; then
@@ -134,4 +137,5 @@ step status-finished "$rlxp" status fast
 step score "$rlxp" score fast
 cp .rlxp/runs/*/run.json "$out/run.json" 2>/dev/null
 cp .rlxp/runs/*/log "$out/run.log" 2>/dev/null
+rm -rf "$ready_dir"
 echo "recorded in $out (repo $repo)"
