@@ -11,6 +11,7 @@ import (
 
 	"github.com/rlxp/rlxp/internal/dashboard"
 	rlxpreport "github.com/rlxp/rlxp/internal/report"
+	"github.com/rlxp/rlxp/internal/runs"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
@@ -126,7 +127,11 @@ func runReport(ctx context.Context, env *Env, o *reportOptions, args []string) e
 	if err != nil {
 		return err
 	}
-	rep, warnings, err := rlxpreport.Load(r)
+	recs, err := runs.List(r.Path(state.Runs))
+	if err != nil {
+		return err
+	}
+	rep, warnings, err := rlxpreport.Load(r, recs)
 	if err != nil {
 		return err
 	}

@@ -51,14 +51,24 @@ type State struct {
 
 // State reads the contract, experiments, ledger and every run's status.
 func (b *Repo) State(ctx context.Context) (any, error) {
-	rep, _, err := report.Load(b.r)
+	// The run records are read once for the report, the runs and the
+	// charts: with a thousand runs, they are most of a warm request.
+	recs, err := runs.List(b.r.Path(state.Runs))
+	if err != nil {
+		return nil, err
+	}
+	rep, _, err := report.Load(b.r, recs)
 	if err != nil {
 		return nil, err
 	}
 	st := State{Schema: "rlxp.dashboard/v1", Root: b.r.Root, Contract: rep.Contract, Experiments: rep.Experiments, Leaderboard: rep.Leaderboard, Runs: []runstatus.Run{}}
-	ad, recs, err := runstatus.Load(b.r)
+	if st.Charts, err = b.charts(recs); err != nil {
+		return nil, err
+	}
+	ad, err := runstatus.Check(b.r, recs)
 	if err != nil {
 		st.Problem = err.Error()
+		return st, nil
 	}
 	rd := &runstatus.Reader{Repo: b.r, Adapter: ad, Now: b.now, Stale: runstatus.DefaultStale, Cache: b.cache}
 	for _, rec := range recs {
@@ -72,24 +82,25 @@ func (b *Repo) State(ctx context.Context) (any, error) {
 		st.Runs = append(st.Runs, run)
 	}
 	b.cache.Sweep()
-	if st.Charts, err = b.Charts(ctx); err != nil {
-		return nil, err
-	}
 	return st, nil
 }
 
 // Charts lists the primary metric's and each guardrail's chart and the
 // runs they overlay.
 func (b *Repo) Charts(ctx context.Context) (Charts, error) {
+	recs, err := runs.List(b.r.Path(state.Runs))
+	if err != nil {
+		return Charts{}, err
+	}
+	return b.charts(recs)
+}
+
+func (b *Repo) charts(recs []runs.Record) (Charts, error) {
 	data, err := b.r.Read(state.Contract)
 	if err != nil {
 		return Charts{}, err
 	}
 	c, err := contract.Parse(b.r.Show(state.Contract), data)
-	if err != nil {
-		return Charts{}, err
-	}
-	recs, err := runs.List(b.r.Path(state.Runs))
 	if err != nil {
 		return Charts{}, err
 	}

@@ -10,11 +10,12 @@ import (
 	"github.com/rlxp/rlxp/internal/state"
 )
 
-// Load reads the state a report shows and builds the report. Runs are
-// taken from their records as written, without asking a scheduler, so that
-// the report depends on the files alone. warnings say what was left out: a
-// ledger line that does not verify ends what is shown.
-func Load(r *state.Repo) (rep *Report, warnings []string, err error) {
+// Load reads the state a report shows and builds the report, with the run
+// records recs (runs.List of the repository's runs). Runs are taken from
+// their records as written, without asking a scheduler, so that the report
+// depends on the files alone. warnings say what was left out: a ledger line
+// that does not verify ends what is shown.
+func Load(r *state.Repo, recs []runs.Record) (rep *Report, warnings []string, err error) {
 	data, err := r.Read(state.Contract)
 	if err != nil {
 		return nil, nil, err
@@ -36,10 +37,6 @@ func Load(r *state.Repo) (rep *Report, warnings []string, err error) {
 	entries, check := ledger.Load(r.Show(state.Ledger), data)
 	if check.Problem != nil {
 		warnings = append(warnings, fmt.Sprintf("%s; the report shows the %d entries before it (run 'rlxp ledger verify')", check.Problem, len(entries)))
-	}
-	recs, err := runs.List(r.Path(state.Runs))
-	if err != nil {
-		return nil, nil, err
 	}
 	rep, err = Build(Input{Contract: c, Experiments: set, Ledger: entries, LedgerCheck: check, Runs: recs})
 	if err != nil {

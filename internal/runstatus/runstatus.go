@@ -113,24 +113,34 @@ type Rule struct {
 // Load reads adapter.yaml and the run records, refusing a record whose
 // times cannot be read with the file's name.
 func Load(r *state.Repo) (*adapter.Adapter, []runs.Record, error) {
-	data, err := r.Read(state.Adapter)
-	if err != nil {
-		return nil, nil, err
-	}
-	ad, err := adapter.Parse(r.Show(state.Adapter), data)
-	if err != nil {
-		return nil, nil, err
-	}
 	recs, err := runs.List(r.Path(state.Runs))
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, rec := range recs {
-		if err := CheckRecord(rec); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", r.Display(filepath.Join(state.DirName, state.Runs, rec.ID, "run.json")), err)
-		}
+	ad, err := Check(r, recs)
+	if err != nil {
+		return nil, nil, err
 	}
 	return ad, recs, nil
+}
+
+// Check reads adapter.yaml and checks the run records recs, naming the
+// file at fault.
+func Check(r *state.Repo, recs []runs.Record) (*adapter.Adapter, error) {
+	data, err := r.Read(state.Adapter)
+	if err != nil {
+		return nil, err
+	}
+	ad, err := adapter.Parse(r.Show(state.Adapter), data)
+	if err != nil {
+		return nil, err
+	}
+	for _, rec := range recs {
+		if err := CheckRecord(rec); err != nil {
+			return nil, fmt.Errorf("%s: %w", r.Display(filepath.Join(state.DirName, state.Runs, rec.ID, "run.json")), err)
+		}
+	}
+	return ad, nil
 }
 
 // CheckRecord rejects a run.json whose times cannot be read.
