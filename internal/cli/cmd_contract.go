@@ -113,6 +113,9 @@ func printContractStatus(env *Env, file string, st contract.Status) {
 	for _, f := range st.FileFindings {
 		fmt.Fprintf(env.Stdout, "error: %s\n", f.Error.Error())
 	}
+	if st.Legacy != "" {
+		fmt.Fprintf(env.Stdout, "note: %s\n", st.Legacy)
+	}
 	verdict := env.paint(green, "approved")
 	if !st.Approved {
 		verdict = env.paint(red, "not approved")

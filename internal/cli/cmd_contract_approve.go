@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rlxp/rlxp/internal/approval"
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/state"
 )
@@ -29,17 +30,25 @@ func newContractApproveCmd() *Command {
 	return &Command{
 		UsageLine: "rlxp contract approve SECTION...|--all [--by NAME] [--yes] [--root DIR] [--json]",
 		Short:     "record a human's approval of contract sections",
-		Long: `Approve records, for each named section, who approved it, when, and the
-digest of the section's content. Editing the section later makes the
-approval stale.
+		Long: `Approve records, for each named section, a line in the append-only,
+hash-chained .rlxp/approvals.jsonl: the section and the digest of its
+content, who approved it, how (at a terminal or with --yes), when, the
+controlling terminal, and the executable names of the approving process's
+ancestry. Editing the section later makes the approval stale. Approvals
+are never read from contract.yaml; an approvals block an older rlxp kept
+there is removed.
 
-Approval is a human act. On a terminal each section is shown and must be
+Approval is a human act. It is refused when the approving process descends
+from an agent host (Claude Code, Codex: their executables, command lines or
+the environment markers they set for the commands they run); no flag or
+variable skips that check. On a terminal each section is shown and must be
 confirmed. Without a terminal, --yes is required and the approval is
 recorded as non-interactive. Incomplete sections cannot be approved.
 
 EXIT STATUS
   0  approved (or, on a terminal, every section was declined and nothing changed)
-  1  a section is incomplete, or contract.yaml is missing or malformed
+  1  refused (an agent host among the ancestors), a section is incomplete,
+     contract.yaml is missing or malformed, or approvals.jsonl does not verify
   2  usage error, or no terminal and no --yes
   4  another rlxp process holds the lock`,
 		Flags: fs,
@@ -52,6 +61,10 @@ EXIT STATUS
 type approvedSection struct {
 	Section string `json:"section"`
 	contract.Approval
+	How      string   `json:"how"`
+	TTY      string   `json:"tty"`
+	Ancestry []string `json:"ancestry"`
+	Seq      int64    `json:"seq"`
 }
 
 func runContractApprove(ctx context.Context, env *Env, o *approveOptions, args []string) error {
@@ -77,6 +90,10 @@ func runContractApprove(ctx context.Context, env *Env, o *approveOptions, args [
 	if err != nil {
 		return err
 	}
+	origin, err := approvalOrigin(env)
+	if err != nil {
+		return err
+	}
 	r, err := openRepo(env, o.root)
 	if err != nil {
 		return err
@@ -90,11 +107,16 @@ func runContractApprove(ctx context.Context, env *Env, o *approveOptions, args [
 	if err != nil {
 		return err
 	}
+	// Refuse incomplete sections, and a log that does not verify, before
+	// asking anything.
+	digests, err := l.Digests(sections)
+	if err != nil {
+		return err
+	}
+	if err := approvalLogUsable(r); err != nil {
+		return err
+	}
 	if interactive {
-		// Refuse incomplete sections before asking anything.
-		if _, err := l.Approve(sections, by, timestamp(env), true); err != nil {
-			return err
-		}
 		sections, err = confirmSections(ctx, env, l, sections, by)
 		if err != nil {
 			return err
@@ -104,24 +126,25 @@ func runContractApprove(ctx context.Context, env *Env, o *approveOptions, args [
 			return nil
 		}
 	}
-	at := timestamp(env)
-	data, err := l.Approve(sections, by, at, interactive)
-	if err != nil {
-		return err
-	}
-	if err := state.WriteFile(r.Path(state.Contract), data, 0o644); err != nil {
-		return err
-	}
-	approved, err := contract.Parse(l.File.Path, data)
-	if err != nil {
-		return err
-	}
+	how := howApproved(interactive)
 	var out []approvedSection
-	for _, s := range approved.Status().Sections {
-		for _, name := range sections {
-			if s.Section == name {
-				out = append(out, approvedSection{name, *s.Approval})
-			}
+	for _, name := range sections {
+		rec, err := approvalLog(r).Append(approval.Record{
+			Kind: approval.Section, Subject: name, Digest: digests[name], By: by, How: how,
+			TTY: origin.TTY, Ancestry: origin.Ancestry,
+		}, env.Now())
+		if err != nil {
+			return err
+		}
+		out = append(out, approvedSection{name, contract.Approval{By: by, At: rec.Time, Digest: rec.Digest, Interactive: interactive}, how, rec.TTY, rec.Ancestry, rec.Seq})
+	}
+	// Approvals an older rlxp kept in contract.yaml count for nothing; the
+	// first approval recorded in the log removes them.
+	if data, had, err := l.WithoutLegacyApprovals(); err != nil {
+		return err
+	} else if had {
+		if err := state.WriteFile(r.Path(state.Contract), data, 0o644); err != nil {
+			return err
 		}
 	}
 	if o.json {
@@ -130,12 +153,45 @@ func runContractApprove(ctx context.Context, env *Env, o *approveOptions, args [
 			Approved []approvedSection `json:"approved"`
 		}{"rlxp.contract-approve/v1", out})
 	}
-	mode := "interactive"
-	if !interactive {
-		mode = "non-interactive"
-	}
 	for _, a := range out {
-		fmt.Fprintf(env.Stdout, "approved %s (%s…) by %s at %s, %s\n", a.Section, a.Digest[:19], a.By, a.At, mode)
+		fmt.Fprintf(env.Stdout, "approved %s (%s…) by %s at %s, %s\n", a.Section, a.Digest[:19], a.By, a.At, modeText(interactive))
+	}
+	return nil
+}
+
+func howApproved(interactive bool) string {
+	if interactive {
+		return approval.Terminal
+	}
+	return approval.Yes
+}
+
+func modeText(interactive bool) string {
+	if interactive {
+		return "interactive"
+	}
+	return "non-interactive"
+}
+
+// approvalOrigin traces the approving process; approval is refused when it
+// descends from an agent host. No flag or variable skips this.
+func approvalOrigin(env *Env) (approval.Origin, error) {
+	t := env.Procs
+	if t == nil {
+		t = approval.System()
+	}
+	return approval.Trace(t)
+}
+
+// approvalLogUsable refuses to ask a human anything when the approvals log
+// does not verify: the answer could not be recorded.
+func approvalLogUsable(r *state.Repo) error {
+	book, err := approvalLog(r).Read()
+	if err != nil {
+		return err
+	}
+	if book.Problem != nil {
+		return fmt.Errorf("cannot record an approval: %w", book.Problem)
 	}
 	return nil
 }

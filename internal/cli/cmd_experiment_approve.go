@@ -7,8 +7,10 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rlxp/rlxp/internal/approval"
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/experiment"
+	"github.com/rlxp/rlxp/internal/state"
 )
 
 type experimentApproveOptions struct {
@@ -28,16 +30,22 @@ func newExperimentApproveCmd() *Command {
 	return &Command{
 		UsageLine: "rlxp experiment approve ID [--by NAME] [--yes] [--root DIR] [--json]",
 		Short:     "record a human's approval of an experiment",
-		Long: `Approve marks a proposed experiment approved, recording who, when and a
-digest of what it will run. Editing the experiment afterwards makes the
-approval stale. An experiment outside the scope cannot be approved.
+		Long: `Approve marks a proposed experiment approved and records the approval in
+.rlxp/approvals.jsonl (append-only, hash-chained): the digest of what it
+will run, who, how, when, the controlling terminal and the approving
+process's ancestry. Editing the experiment afterwards makes the approval
+stale. An experiment outside the scope cannot be approved.
 
-On a terminal the experiment is shown and must be confirmed; without one,
---yes is required and the approval is recorded as non-interactive.
+Approval is refused when the approving process descends from an agent host
+(Claude Code, Codex). On a terminal the experiment is shown and must be
+confirmed; without one, --yes is required and the approval is recorded as
+non-interactive.
 
 EXIT STATUS
   0  approved (or declined at the prompt, changing nothing)
-  1  no such experiment, not in a state that can be approved, or out of scope
+  1  refused (an agent host among the ancestors), no such experiment, not
+     in a state that can be approved, out of scope, or approvals.jsonl does
+     not verify
   2  usage error, or no terminal and no --yes
   4  another rlxp process holds the lock`,
 		Flags: fs,
@@ -59,7 +67,11 @@ func runExperimentApprove(ctx context.Context, env *Env, o *experimentApproveOpt
 	if err != nil {
 		return err
 	}
-	return editExperiment(env, o.root, args[0], func(l *contract.Loaded, e *experiment.Experiment) (bool, error) {
+	origin, err := approvalOrigin(env)
+	if err != nil {
+		return err
+	}
+	return editExperiment(env, o.root, args[0], func(r *state.Repo, l *contract.Loaded, e *experiment.Experiment) (bool, error) {
 		if e.Status != experiment.Proposed && e.Status != experiment.Approved {
 			return false, fmt.Errorf("experiment %s is %s; only a proposed experiment can be approved", e.ID, e.Status)
 		}
@@ -68,6 +80,9 @@ func runExperimentApprove(ctx context.Context, env *Env, o *experimentApproveOpt
 		}
 		if errs := e.ScopeErrors(l.Contract.Scope); len(errs) > 0 {
 			return false, fmt.Errorf("cannot approve %s: %w", e.ID, errors.Join(errs...))
+		}
+		if err := approvalLogUsable(r); err != nil {
+			return false, err
 		}
 		if interactive {
 			answer, err := newPrompter(env).ask(ctx, fmt.Sprintf("%s: %s\nApprove experiment %s as %s? [y/N] ", e.ID, describeExperiment(e), e.ID, by))
@@ -79,18 +94,21 @@ func runExperimentApprove(ctx context.Context, env *Env, o *experimentApproveOpt
 				return false, nil
 			}
 		}
+		rec, err := approvalLog(r).Append(approval.Record{
+			Kind: approval.Experiment, Subject: e.ID, Digest: e.Digest(), By: by, How: howApproved(interactive),
+			TTY: origin.TTY, Ancestry: origin.Ancestry,
+		}, env.Now())
+		if err != nil {
+			return false, err
+		}
 		e.Status = experiment.Approved
-		e.Approval = &contract.Approval{By: by, At: timestamp(env), Digest: e.Digest(), Interactive: interactive}
+		e.Approval = &contract.Approval{By: by, At: rec.Time, Digest: rec.Digest, Interactive: interactive}
 		return true, nil
 	}, func(e *experiment.Experiment) error {
 		if o.json {
 			return writeJSON(env.Stdout, experimentJSON(e))
 		}
-		mode := "interactive"
-		if !interactive {
-			mode = "non-interactive"
-		}
-		fmt.Fprintf(env.Stdout, "approved experiment %s (%s…) by %s at %s, %s\n", e.ID, e.Approval.Digest[:19], e.Approval.By, e.Approval.At, mode)
+		fmt.Fprintf(env.Stdout, "approved experiment %s (%s…) by %s at %s, %s\n", e.ID, e.Approval.Digest[:19], e.Approval.By, e.Approval.At, modeText(interactive))
 		return nil
 	})
 }
@@ -123,7 +141,10 @@ EXIT STATUS
 			if err != nil {
 				return err
 			}
-			return editExperiment(env, o.root, args[0], func(_ *contract.Loaded, e *experiment.Experiment) (bool, error) {
+			if err := approval.CheckText("--reason", o.reason); err != nil {
+				return usagef("%v", err)
+			}
+			return editExperiment(env, o.root, args[0], func(_ *state.Repo, _ *contract.Loaded, e *experiment.Experiment) (bool, error) {
 				if e.Status != experiment.Proposed && e.Status != experiment.Approved {
 					return false, fmt.Errorf("experiment %s is %s; only a proposed or approved experiment can be rejected", e.ID, e.Status)
 				}
@@ -143,7 +164,7 @@ EXIT STATUS
 
 // editExperiment applies change to one experiment under the lock and saves
 // the set when change reports a modification, then calls show.
-func editExperiment(env *Env, root, id string, change func(*contract.Loaded, *experiment.Experiment) (bool, error), show func(*experiment.Experiment) error) error {
+func editExperiment(env *Env, root, id string, change func(*state.Repo, *contract.Loaded, *experiment.Experiment) (bool, error), show func(*experiment.Experiment) error) error {
 	if _, err := argID(id); err != nil {
 		return err
 	}
@@ -164,7 +185,7 @@ func editExperiment(env *Env, root, id string, change func(*contract.Loaded, *ex
 	if err != nil {
 		return err
 	}
-	changed, err := change(l, e)
+	changed, err := change(r, l, e)
 	if err != nil || !changed {
 		return err
 	}

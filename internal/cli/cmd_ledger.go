@@ -14,6 +14,7 @@ import (
 	"github.com/gocarina/gocsv"
 	"github.com/spf13/pflag"
 
+	"github.com/rlxp/rlxp/internal/approval"
 	"github.com/rlxp/rlxp/internal/ledger"
 	"github.com/rlxp/rlxp/internal/state"
 )
@@ -392,7 +393,8 @@ func newLedgerDiffCmd() *Command {
 	return &Command{
 		UsageLine: "rlxp ledger diff --base REF [--root DIR] [--json]",
 		Short:     "check that the ledger only grew since a git ref and render the new entries",
-		Long: `Diff compares .rlxp/ledger.jsonl with the same file at git REF, as
+		Long: `Diff compares .rlxp/ledger.jsonl, and .rlxp/approvals.jsonl, with the same
+files at git REF, as
 'git show REF:.rlxp/ledger.jsonl' prints it (a ledger missing at REF counts
 as empty). The ledger is append-only, so the base must be, line for line,
 the start of the current ledger, and the current ledger's chain must
@@ -402,7 +404,10 @@ It prints the new entries as Markdown for a pull-request comment: a heading
 "### rlxp ledger: N new entries", a table (seq, experiment, primary metric
 mean ± 95% CI and seeds, delta against the baseline with its p-value, or
 "n too small", guardrails passed, verdict), notes from each entry's reasons
-and warnings, and the chain's head hash.
+and warnings, and the chain's head hash. Then the approvals added since REF, each with
+what was approved, its digest, who, how, the terminal and the ancestry;
+the approvals log obeys the same rules as the ledger and is refused the
+same way.
 
 EXIT STATUS
   0  the ledger only grew; the new entries are printed
@@ -410,7 +415,8 @@ EXIT STATUS
      in a git repository, or REF is not a commit
   2  usage error
   3  history was rewritten (the base is not a prefix), or the chain does
-     not verify; the output names the line`,
+     not verify, of the ledger or of the approvals log; the output names
+     the line`,
 		Flags: fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
 			return runLedgerDiff(ctx, env, &o, args)
@@ -428,7 +434,28 @@ type ledgerDiffResult struct {
 	Head        string             `json:"head"`
 	Problem     *ledgerProblemView `json:"problem"`
 	New         []ledger.Entry     `json:"new"`
+	Approvals   approvalsDiffView  `json:"approvals"`
 	Markdown    string             `json:"markdown"`
+}
+
+// approvalsDiffView is what the approvals log adds since the base.
+type approvalsDiffView struct {
+	File          string         `json:"file"`
+	BaseApprovals int            `json:"base_approvals"`
+	Added         []approvalView `json:"added"`
+}
+
+// approvalsComment is the approvals part of the pull-request comment.
+func approvalsComment(base string, d approval.Diff) string {
+	n := len(d.Added)
+	if n == 0 {
+		return fmt.Sprintf("\n### rlxp approvals: none added\n\nNo approval recorded since `%s` (%d there).\n", base, d.Base)
+	}
+	s := "s"
+	if d.Base == 1 {
+		s = ""
+	}
+	return fmt.Sprintf("\n### rlxp approvals: %d added\n\n%s\nThe approvals log verifies and extends the one at `%s` (%d approval%s there).\n", n, approval.Markdown(d.Added), base, d.Base, s)
 }
 
 func runLedgerDiff(ctx context.Context, env *Env, o *ledgerDiffOptions, args []string) error {
@@ -446,7 +473,7 @@ func runLedgerDiff(ctx context.Context, env *Env, o *ledgerDiffOptions, args []s
 		return err
 	}
 	name := r.Show(state.Ledger)
-	base, err := ledgerAtRef(ctx, r, o.base)
+	base, err := stateAtRef(ctx, r, o.base, state.Ledger)
 	if err != nil {
 		return err
 	}
@@ -485,8 +512,30 @@ func runLedgerDiff(ctx context.Context, env *Env, o *ledgerDiffOptions, args []s
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
+	// The approvals beside the results: same rules, same refusal.
+	aname := r.Show(state.Approvals)
+	abase, err := stateAtRef(ctx, r, o.base, state.Approvals)
+	if err != nil {
+		return err
+	}
+	ahead, err := os.ReadFile(r.Path(state.Approvals))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("read %s: %w", aname, err)
+	}
+	ad, err := approval.DiffLogs(aname, abase, ahead)
+	var ap *ledger.Problem
+	switch {
+	case errors.As(err, &he):
+		msg := fmt.Sprintf("%s; the approvals log is append-only, but %s does not extend %s:%s", he.Msg, aname, o.base, aname)
+		return refuse(&ledgerProblemView{Line: he.Line, Message: msg}, fmt.Sprintf("%s:%d: %s", aname, he.Line, msg))
+	case errors.As(err, &ap):
+		return refuse(ledgerProblem(ap), ap.Error())
+	case err != nil:
+		return err
+	}
 	res.OK, res.BaseEntries, res.New = true, d.Base, d.New
-	res.Markdown = ledgerComment(o.base, d, rep)
+	res.Approvals = approvalsDiffView{File: aname, BaseApprovals: ad.Base, Added: approvalViews(ad.Added)}
+	res.Markdown = ledgerComment(o.base, d, rep) + approvalsComment(o.base, ad)
 	if o.json {
 		return writeJSON(env.Stdout, res)
 	}
@@ -536,9 +585,9 @@ func ledgerComment(base string, d ledger.DiffResult, head ledger.Report) string 
 	return b.String()
 }
 
-// ledgerAtRef returns the ledger's content at ref, or nothing when the ledger
-// did not exist there. Errors carry git's own message.
-func ledgerAtRef(ctx context.Context, r *state.Repo, ref string) ([]byte, error) {
+// stateAtRef returns a state file's content at ref, or nothing when it did
+// not exist there. Errors carry git's own message.
+func stateAtRef(ctx context.Context, r *state.Repo, ref, file string) ([]byte, error) {
 	git := func(args ...string) ([]byte, error) {
 		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", r.Root}, args...)...)
 		var stderr bytes.Buffer
@@ -565,7 +614,7 @@ func ledgerAtRef(ctx context.Context, r *state.Repo, ref string) ([]byte, error)
 		return nil, fmt.Errorf("base %s: %w", ref, err)
 	}
 	// "./" makes the path relative to --root, wherever that is in the repo.
-	obj := ref + ":./" + state.DirName + "/" + state.Ledger
+	obj := ref + ":./" + state.DirName + "/" + file
 	if _, err := git("cat-file", "-e", obj); err != nil {
 		return nil, nil
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rlxp/rlxp/internal/approval"
 	"github.com/rlxp/rlxp/internal/budget"
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/experiment"
@@ -63,12 +64,37 @@ func resolve(env *Env, p string) string {
 	return env.Dir + string(os.PathSeparator) + p
 }
 
+// loadContract reads contract.yaml with the approvals recorded in the
+// approvals log, the only ones trusted.
 func loadContract(r *state.Repo) (*contract.Loaded, error) {
 	data, err := r.Read(state.Contract)
 	if err != nil {
 		return nil, err
 	}
-	return contract.Parse(r.Show(state.Contract), data)
+	l, err := contract.Parse(r.Show(state.Contract), data)
+	if err != nil {
+		return nil, err
+	}
+	book, err := approvalLog(r).Read()
+	if err != nil {
+		return nil, err
+	}
+	l.UseApprovals(approvalsOf(book, approval.Section), book.Problem)
+	return l, nil
+}
+
+func approvalLog(r *state.Repo) approval.Log {
+	return approval.Log{Path: r.Path(state.Approvals), Name: r.Show(state.Approvals)}
+}
+
+// approvalsOf is the latest approval of each subject of a kind, as the
+// contract and experiments hold them.
+func approvalsOf(b approval.Book, kind string) map[string]contract.Approval {
+	out := map[string]contract.Approval{}
+	for subject, rec := range b.Latest(kind) {
+		out[subject] = contract.Approval{By: rec.By, At: rec.Time, Digest: rec.Digest, Interactive: rec.Interactive()}
+	}
+	return out
 }
 
 // openContract opens the repository at root and reads its contract.
@@ -89,7 +115,16 @@ func loadExperiments(r *state.Repo) (*experiment.Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	return experiment.Parse(r.Show(state.Experiments), data)
+	set, err := experiment.Parse(r.Show(state.Experiments), data)
+	if err != nil {
+		return nil, err
+	}
+	book, err := approvalLog(r).Read()
+	if err != nil {
+		return nil, err
+	}
+	set.UseApprovals(approvalsOf(book, approval.Experiment), book.Problem)
+	return set, nil
 }
 
 // loadExperiment reads experiments.yaml and finds one experiment in it.
@@ -141,20 +176,32 @@ func loadRuns(ctx context.Context, r *state.Repo) ([]runs.Record, error) {
 	return recs, nil
 }
 
-// approver is the name recorded with an approval.
+// approver is the name recorded with an approval (or a rejection): --by,
+// or else the login name. A name with control characters, or one that is
+// a flag swallowed as the value (--by --version), is a usage error.
 func approver(env *Env, by string) (string, error) {
-	if by != "" {
-		return by, nil
+	if by == "" {
+		by = loginName(env)
 	}
+	if by == "" {
+		return "", usagef("cannot tell who is approving: pass --by NAME")
+	}
+	if err := approval.CheckName(by); err != nil {
+		return "", usagef("%v", err)
+	}
+	return by, nil
+}
+
+func loginName(env *Env) string {
 	for _, k := range []string{"USER", "LOGNAME"} {
 		if v := env.Getenv(k); v != "" {
-			return v, nil
+			return v
 		}
 	}
-	if u, err := user.Current(); err == nil && u.Username != "" {
-		return u.Username, nil
+	if u, err := user.Current(); err == nil {
+		return u.Username
 	}
-	return "", usagef("cannot tell who is approving: pass --by NAME")
+	return ""
 }
 
 func timestamp(env *Env) string {

@@ -170,6 +170,9 @@ type Loaded struct {
 	Decoded  bool // the whole file passes the schema
 	Findings []Finding
 	complete map[string]bool
+
+	log        map[string]Approval // from the approvals log (UseApprovals)
+	logProblem error
 }
 
 // Parse reads contract.yaml. A syntax error is returned as an error;

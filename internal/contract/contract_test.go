@@ -2,6 +2,7 @@ package contract
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,17 +29,21 @@ func states(st Status) map[string]string {
 }
 
 func TestStatus(t *testing.T) {
-	approved := func(t *testing.T) []byte {
-		l, err := Parse("c.yaml", fixture(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := l.Approve(Sections(), "alice", "2026-11-29T00:00:00Z", false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
+	// Every section of the fixture is approved as it is; each case edits
+	// the file after that.
+	orig, err := Parse("c.yaml", fixture(t))
+	if err != nil {
+		t.Fatal(err)
 	}
+	digests, err := orig.Digests(Sections())
+	if err != nil {
+		t.Fatal(err)
+	}
+	approvals := map[string]Approval{}
+	for name, d := range digests {
+		approvals[name] = Approval{By: "alice", At: "2026-11-29T00:00:00Z", Digest: d}
+	}
+	approved := fixture
 	all := func(state string) map[string]string {
 		m := map[string]string{}
 		for _, s := range Sections() {
@@ -57,7 +62,6 @@ func TestStatus(t *testing.T) {
 		edit func(t *testing.T) []byte
 		want map[string]string
 	}{
-		{"complete, unapproved", fixture, all(Unapproved)},
 		{"all approved", approved, all(Approved)},
 		{"comment edit keeps approval", func(t *testing.T) []byte {
 			return bytes.Replace(approved(t), []byte("  max_runs: 12\n"), []byte("  max_runs: 12 # fixed\n"), 1)
@@ -79,7 +83,7 @@ func TestStatus(t *testing.T) {
 			i := bytes.Index(b, []byte("\ntask:"))
 			j := bytes.Index(b, []byte("\nmetrics:"))
 			return append(b[:i:i], b[j:]...)
-		}, with(all(Unapproved), "task", Incomplete)},
+		}, with(all(Approved), "task", Incomplete)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,6 +91,7 @@ func TestStatus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			l.UseApprovals(approvals, nil)
 			if diff := cmp.Diff(tt.want, states(l.Status())); diff != "" {
 				t.Errorf("states mismatch (-want +got):\n%s", diff)
 			}
@@ -94,63 +99,59 @@ func TestStatus(t *testing.T) {
 	}
 }
 
-func TestApproveRewritesOnlyApprovals(t *testing.T) {
-	orig := fixture(t)
-	// Put approvals in the middle, followed by a commented section, to
-	// check that the splice stops at the next key and keeps its comment.
-	i := bytes.Index(orig, []byte("# Written by"))
-	approvalsAtEnd := orig[i:]
-	body := orig[:i]
-	j := bytes.Index(body, []byte("evaluation:"))
-	mid := append(append(append([]byte{}, body[:j]...), approvalsAtEnd...), append([]byte("\n# the held-out protocol\n"), body[j:]...)...)
+func TestUnapproved(t *testing.T) {
+	l, err := Parse("c.yaml", fixture(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range l.Status().Sections {
+		if s.State != Unapproved {
+			t.Errorf("%s is %s without approvals, want %s", s.Section, s.State, Unapproved)
+		}
+	}
+}
 
-	for name, src := range map[string][]byte{"at end": orig, "in the middle": mid} {
-		t.Run(name, func(t *testing.T) {
-			l, err := Parse("c.yaml", src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, err := l.Approve([]string{"task", "budget"}, "alice", "2026-11-29T00:00:00Z", true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Contains(out, []byte("# the held-out protocol\nevaluation:")) && name == "in the middle" {
-				t.Errorf("comment before the next key was lost:\n%s", out)
-			}
-			strip := func(b []byte) string {
-				var keep []string
-				skipping := false
-				for _, ln := range strings.Split(string(b), "\n") {
-					if strings.HasPrefix(ln, "approvals:") {
-						skipping = true
-						continue
-					}
-					if skipping && (strings.HasPrefix(ln, " ") || ln == "") {
-						continue
-					}
-					skipping = false
-					keep = append(keep, ln)
-				}
-				return strings.Join(keep, "\n")
-			}
-			if diff := cmp.Diff(strip(src), strip(out)); diff != "" {
-				t.Errorf("content outside approvals changed (-before +after):\n%s", diff)
-			}
-			l2, err := Parse("c.yaml", out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := states(l2.Status())
-			want := map[string]string{"task": Approved, "metrics": Unapproved, "scope": Unapproved, "budget": Approved,
-				"hardware": Unapproved, "baseline": Unapproved, "evaluation": Unapproved}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("states mismatch (-want +got):\n%s", diff)
-			}
-			a := l2.Status().Sections[0].Approval
-			if diff := cmp.Diff(&Approval{By: "alice", At: "2026-11-29T00:00:00Z", Digest: Digest(l.Section("task")), Interactive: true}, a); diff != "" {
-				t.Errorf("approval mismatch (-want +got):\n%s", diff)
-			}
-		})
+func TestLegacyApprovalsAreNotRead(t *testing.T) {
+	l, err := Parse("c.yaml", fixture(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	digests, err := l.Digests([]string{"task"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy := bytes.Replace(fixture(t), []byte("approvals: {}\n"), []byte("approvals:\n  task:\n    by: agent\n    at: 2026-11-29T00:00:00Z\n    digest: "+digests["task"]+"\n    interactive: true\n"), 1)
+	l, err = Parse("c.yaml", legacy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := l.Status()
+	if st.Sections[0].State != Unapproved || st.Legacy == "" {
+		t.Errorf("hand-written approvals block: task is %s, legacy note %q; want unapproved with a note", st.Sections[0].State, st.Legacy)
+	}
+	out, had, err := l.WithoutLegacyApprovals()
+	if err != nil || !had {
+		t.Fatalf("WithoutLegacyApprovals = %v, %v", had, err)
+	}
+	if bytes.Contains(out, []byte("approvals:")) || bytes.Contains(out, []byte("# Written by")) {
+		t.Errorf("the block or its comment is still there:\n%s", out)
+	}
+}
+
+func TestBrokenLogTrustsNothing(t *testing.T) {
+	l, err := Parse("c.yaml", fixture(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	digests, _ := l.Digests(Sections())
+	approvals := map[string]Approval{}
+	for name, d := range digests {
+		approvals[name] = Approval{By: "alice", Digest: d}
+	}
+	l.UseApprovals(approvals, errors.New("approvals.jsonl:2: hash mismatch"))
+	st := l.Status()
+	if st.Approved || len(st.FileFindings) != 1 || st.Sections[0].State != Unapproved {
+		t.Errorf("with a broken log: approved %v, findings %v, task %s", st.Approved, st.FileFindings, st.Sections[0].State)
 	}
 }
 
@@ -161,17 +162,15 @@ func TestApproveRefusals(t *testing.T) {
 	}
 	tests := []struct {
 		sections []string
-		by       string
 		want     string
 	}{
-		{[]string{"hardware"}, "a", "cannot approve hardware: c.yaml:44:3: hardware.nodes: must be at least 1"},
-		{[]string{"tusk"}, "a", `unknown section "tusk"`},
-		{[]string{"task"}, "", "approver name is empty"},
+		{[]string{"hardware"}, "cannot approve hardware: c.yaml:44:3: hardware.nodes: must be at least 1"},
+		{[]string{"tusk"}, `unknown section "tusk"`},
 	}
 	for _, tt := range tests {
-		_, err := l.Approve(tt.sections, tt.by, "now", false)
+		_, err := l.Digests(tt.sections)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("Approve(%v, %q) = %v, want error containing %q", tt.sections, tt.by, err, tt.want)
+			t.Errorf("Digests(%v) = %v, want error containing %q", tt.sections, err, tt.want)
 		}
 	}
 }

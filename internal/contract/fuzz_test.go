@@ -38,18 +38,19 @@ func FuzzParse(f *testing.F) {
 		if len(complete) == 0 {
 			return
 		}
-		out, err := l.Approve(complete, "fuzz", "2026-01-01T00:00:00Z", false)
+		digests, err := l.Digests(complete)
 		if err != nil {
 			return
 		}
-		l2, err := Parse("c.yaml", out)
-		if err != nil {
-			t.Fatalf("approved file does not parse: %v\n%s", err, out)
+		approvals := map[string]Approval{}
+		for name, d := range digests {
+			approvals[name] = Approval{By: "fuzz", Digest: d}
 		}
-		for _, s := range l2.Status().Sections {
+		l.UseApprovals(approvals, nil)
+		for _, s := range l.Status().Sections {
 			for _, c := range complete {
 				if s.Section == c && s.State != Approved {
-					t.Fatalf("section %s is %s after approval\n%s", c, s.State, out)
+					t.Fatalf("section %s is %s after approval", c, s.State)
 				}
 			}
 		}

@@ -1,5 +1,7 @@
 package contract
 
+import "github.com/rlxp/rlxp/internal/document"
+
 // States of a section.
 const (
 	Approved   = "approved"   // approval matches the content
@@ -24,6 +26,9 @@ type Status struct {
 	// top-level key or a malformed approval record.
 	FileFindings []Finding `json:"file_findings,omitempty"`
 	Approved     bool      `json:"approved"`
+	// Legacy says that contract.yaml still holds approvals of an older
+	// rlxp, which count for nothing.
+	Legacy string `json:"legacy,omitempty"`
 }
 
 // Status computes every section's state.
@@ -34,6 +39,12 @@ func (l *Loaded) Status() Status {
 		if sectionOf(f) == "" {
 			st.FileFindings = append(st.FileFindings, f)
 		}
+	}
+	if l.logProblem != nil {
+		st.FileFindings = append(st.FileFindings, Finding{"error", &document.Error{Path: "approvals log", Msg: l.logProblem.Error()}})
+	}
+	if l.LegacyApprovals() {
+		st.Legacy = "contract.yaml holds an approvals block from an older rlxp; it is no longer read (approvals live in .rlxp/approvals.jsonl): a human re-approves with 'rlxp contract approve', which removes the block"
 	}
 	for _, name := range sectionNames {
 		s := SectionStatus{Section: name}
@@ -79,23 +90,26 @@ func hasError(fs []Finding) bool {
 	return false
 }
 
-// approvals reads the approval records leniently from the generic value, so
-// that status works on a contract whose other parts fail the schema.
+// UseApprovals gives the contract the approvals recorded in the approvals
+// log, the only ones it trusts, and the log's problem when it does not
+// verify (then nothing in it counts, and the contract is not approved).
+func (l *Loaded) UseApprovals(approvals map[string]Approval, problem error) {
+	l.log, l.logProblem = approvals, problem
+}
+
+// approvals are those of the log; an approvals block in contract.yaml, which
+// an agent can write as easily as any other part of it, is never read.
 func (l *Loaded) approvals() map[string]Approval {
+	if l.logProblem != nil {
+		return nil
+	}
+	return l.log
+}
+
+// LegacyApprovals reports whether contract.yaml still holds a non-empty
+// approvals block from an older rlxp, which is no longer read.
+func (l *Loaded) LegacyApprovals() bool {
 	m, _ := l.File.Value.(map[string]any)
 	raw, _ := m["approvals"].(map[string]any)
-	out := make(map[string]Approval, len(raw))
-	for name, v := range raw {
-		r, ok := v.(map[string]any)
-		if !ok {
-			continue
-		}
-		a := Approval{}
-		a.By, _ = r["by"].(string)
-		a.At, _ = r["at"].(string)
-		a.Digest, _ = r["digest"].(string)
-		a.Interactive, _ = r["interactive"].(bool)
-		out[name] = a
-	}
-	return out
+	return len(raw) > 0
 }

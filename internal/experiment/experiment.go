@@ -9,6 +9,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 
+	"github.com/rlxp/rlxp/internal/approval"
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/document"
 	"github.com/rlxp/rlxp/internal/schema"
@@ -30,17 +31,20 @@ const (
 
 // An Experiment is one planned change, run over a set of seeds.
 type Experiment struct {
-	ID         string             `json:"id" yaml:"id"`
-	Status     string             `json:"status" yaml:"status"`
-	Category   string             `json:"category,omitempty" yaml:"category,omitempty"`
-	Hypothesis string             `json:"hypothesis,omitempty" yaml:"hypothesis,omitempty"`
-	Params     yaml.MapSlice      `json:"-" yaml:"params,omitempty"`
-	Files      []string           `json:"files,omitempty" yaml:"files,omitempty"`
-	Seeds      []int              `json:"seeds" yaml:"seeds,flow"`
-	WallClock  contract.Duration  `json:"wall_clock,omitempty" yaml:"wall_clock,omitempty"`
-	CreatedAt  string             `json:"created_at,omitempty" yaml:"created_at,omitempty"`
-	Approval   *contract.Approval `json:"approval,omitempty" yaml:"approval,omitempty"`
-	Rejection  *Rejection         `json:"rejection,omitempty" yaml:"rejection,omitempty"`
+	ID         string            `json:"id" yaml:"id"`
+	Status     string            `json:"status" yaml:"status"`
+	Category   string            `json:"category,omitempty" yaml:"category,omitempty"`
+	Hypothesis string            `json:"hypothesis,omitempty" yaml:"hypothesis,omitempty"`
+	Params     yaml.MapSlice     `json:"-" yaml:"params,omitempty"`
+	Files      []string          `json:"files,omitempty" yaml:"files,omitempty"`
+	Seeds      []int             `json:"seeds" yaml:"seeds,flow"`
+	WallClock  contract.Duration `json:"wall_clock,omitempty" yaml:"wall_clock,omitempty"`
+	CreatedAt  string            `json:"created_at,omitempty" yaml:"created_at,omitempty"`
+	// Approval comes from the approvals log (Set.UseApprovals); an
+	// approval block in experiments.yaml, from an older rlxp or written by
+	// hand, is never read and is dropped when the file is next written.
+	Approval  *contract.Approval `json:"approval,omitempty" yaml:"-"`
+	Rejection *Rejection         `json:"rejection,omitempty" yaml:"rejection,omitempty"`
 }
 
 // A Rejection records who turned an experiment down and why.
@@ -139,6 +143,18 @@ func Parse(path string, data []byte) (*Set, error) {
 	return s, nil
 }
 
+// UseApprovals gives each experiment its latest approval from the
+// approvals log; problem is the log's, when it does not verify, and then no
+// experiment counts as approved.
+func (s *Set) UseApprovals(approvals map[string]contract.Approval, problem error) {
+	for _, e := range s.Experiments {
+		e.Approval = nil
+		if a, ok := approvals[e.ID]; ok && problem == nil {
+			e.Approval = &a
+		}
+	}
+}
+
 // Get returns the experiment with the given id.
 func (s *Set) Get(id string) (*Experiment, error) {
 	if err := state.ValidID(id); err != nil {
@@ -155,6 +171,9 @@ func (s *Set) Get(id string) (*Experiment, error) {
 // Add appends a new experiment after checking it against the scope.
 func (s *Set) Add(e *Experiment, scope contract.Scope) error {
 	if err := state.ValidID(e.ID); err != nil {
+		return err
+	}
+	if err := approval.CheckText("the hypothesis", e.Hypothesis); err != nil {
 		return err
 	}
 	if slices.ContainsFunc(s.Experiments, func(x *Experiment) bool { return x.ID == e.ID }) {

@@ -56,10 +56,13 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 }
 
 // A File is a ledger on disk. Name is how messages show it (for example
-// relative to the user's directory); it defaults to Path.
+// relative to the user's directory); it defaults to Path. Schema is the
+// schema field of every entry; it defaults to the ledger's own, and other
+// append-only records (the approvals log) share the chain under theirs.
 type File struct {
-	Path string
-	Name string
+	Path   string
+	Name   string
+	Schema string
 }
 
 func (f File) name() string {
@@ -67,6 +70,13 @@ func (f File) name() string {
 		return f.Name
 	}
 	return f.Path
+}
+
+func (f File) schema() string {
+	if f.Schema != "" {
+		return f.Schema
+	}
+	return Schema
 }
 
 // Append adds body as the next entry of the ledger at path. The caller holds
@@ -119,13 +129,13 @@ func (a appender) append(lf File, body any, now time.Time) (Entry, error) {
 	if err != nil {
 		return Entry{}, fmt.Errorf("read %s: %w", lf.name(), err)
 	}
-	rep := Check(lf.name(), old)
+	rep := lf.Check(old)
 	if rep.Problem != nil {
 		return Entry{}, fmt.Errorf("cannot append: %w", rep.Problem)
 	}
 
 	seq := int64(rep.Entries) + 1
-	fields[keySchema] = Schema
+	fields[keySchema] = lf.schema()
 	fields[keySeq] = json.Number(strconv.FormatInt(seq, 10))
 	fields[keyPrev] = rep.Head
 	fields[keyTime] = now.UTC().Format(time.RFC3339)

@@ -55,19 +55,26 @@ func (f File) Verify() (Report, error) {
 	if err != nil {
 		return Report{Name: f.name()}, fmt.Errorf("read %s: %w", f.name(), err)
 	}
-	return Check(f.name(), data), nil
+	return f.Check(data), nil
 }
 
 // Check verifies a ledger's content, as Verify does; name is used in the
 // report.
-func Check(name string, data []byte) Report {
-	_, rep := Load(name, data)
+func Check(name string, data []byte) Report { return File{Name: name}.Check(data) }
+
+// Check is Check for content read from f.
+func (f File) Check(data []byte) Report {
+	_, rep := f.Load(data)
 	return rep
 }
 
 // Load returns the entries of a ledger's content that verify (all of them,
 // or those before the first problem) and the report.
-func Load(name string, data []byte) ([]Entry, Report) {
+func Load(name string, data []byte) ([]Entry, Report) { return File{Name: name}.Load(data) }
+
+// Load is Load for content read from f.
+func (f File) Load(data []byte) ([]Entry, Report) {
+	name := f.name()
 	lines := splitLines(data)
 	rep := Report{Name: name}
 	ps := make([]parsed, len(lines))
@@ -96,7 +103,7 @@ func Load(name string, data []byte) ([]Entry, Report) {
 			}
 			return fail(i, false, "%v", p.err)
 		}
-		if msg := checkEntry(p.e, int64(i+1), rep.Head, at, i+1); msg != "" {
+		if msg := checkEntry(p.e, f.schema(), int64(i+1), rep.Head, at, i+1); msg != "" {
 			return fail(i, false, "%s", msg)
 		}
 		if !l.newline {
@@ -124,12 +131,12 @@ func entriesOf(ps []parsed) []Entry {
 
 // checkEntry checks one decoded entry against its place in the chain and
 // returns what is wrong, or "".
-func checkEntry(e Entry, want int64, prevHash string, at map[int64]int, line int) string {
+func checkEntry(e Entry, schema string, want int64, prevHash string, at map[int64]int, line int) string {
 	f := e.Fields
 	if s, ok := f[keySchema].(string); !ok {
-		return fmt.Sprintf("no %q string: not a ledger entry", keySchema)
-	} else if s != Schema {
-		return fmt.Sprintf("schema is %q, want %q", s, Schema)
+		return fmt.Sprintf("no %q string: not an entry of this chain", keySchema)
+	} else if s != schema {
+		return fmt.Sprintf("schema is %q, want %q", s, schema)
 	}
 	n, ok := f[keySeq].(json.Number)
 	if !ok {
@@ -224,7 +231,7 @@ func (f File) Repair() (RepairResult, error) {
 	if err != nil {
 		return RepairResult{}, fmt.Errorf("read %s: %w", f.name(), err)
 	}
-	rep := Check(f.name(), data)
+	rep := f.Check(data)
 	if rep.Problem == nil {
 		return RepairResult{Entries: rep.Entries, Head: rep.Head}, nil
 	}
@@ -232,7 +239,7 @@ func (f File) Repair() (RepairResult, error) {
 		return RepairResult{}, &repairRefused{rep.Problem}
 	}
 	fixed, res := repairData(data, rep)
-	after := Check(f.name(), fixed)
+	after := f.Check(fixed)
 	if after.Problem != nil {
 		// Cannot happen for a torn tail; refuse rather than write a ledger
 		// that does not verify.

@@ -21,6 +21,7 @@ const (
 	Experiments = "experiments.yaml"
 	Report      = "report.md"
 	Ledger      = "ledger.jsonl"
+	Approvals   = "approvals.jsonl"
 	Runs        = "runs"
 	lockName    = ".lock"
 )

@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rlxp/rlxp/internal/approval"
+	"github.com/rlxp/rlxp/internal/state"
+)
+
+func newApprovalsCmd() *Command {
+	return &Command{
+		UsageLine: "rlxp approvals <subcommand>",
+		Short:     "review and verify the approvals log",
+		Long: `Every approval of a contract section or an experiment is one line of
+.rlxp/approvals.jsonl, append-only and hash-chained like the ledger: what
+was approved and its digest, who, how (terminal or --yes), when, the
+controlling terminal and the approving process's ancestry. The gate reads
+approvals from there alone, and trusts none of them while the chain does
+not verify.`,
+		Commands: []*Command{newApprovalsShowCmd(), newApprovalsVerifyCmd()},
+	}
+}
+
+type approvalsOptions struct {
+	root string
+	json bool
+}
+
+func newApprovalsShowCmd() *Command {
+	var o approvalsOptions
+	fs := pflag.NewFlagSet("show", pflag.ContinueOnError)
+	addRootFlag(fs, &o.root)
+	addJSONFlag(fs, &o.json)
+	return &Command{
+		UsageLine: "rlxp approvals show [--root DIR] [--json]",
+		Short:     "list every approval recorded",
+		Long: `Show lists the approvals log, oldest first. A log that does not verify is
+an error naming its first bad line.
+
+EXIT STATUS
+  0  listed (an empty or missing log lists nothing)
+  1  the log does not verify, or cannot be read
+  2  usage error`,
+		Flags: fs,
+		Run: func(ctx context.Context, env *Env, args []string) error {
+			if len(args) > 0 {
+				return usagef("show takes no arguments")
+			}
+			r, err := openRepo(env, o.root)
+			if err != nil {
+				return err
+			}
+			book, err := approvalLog(r).Read()
+			if err != nil {
+				return err
+			}
+			if book.Problem != nil {
+				return book.Problem
+			}
+			if o.json {
+				return writeJSON(env.Stdout, approvalsView{"rlxp.approvals/v1", r.Show(state.Approvals), approvalViews(book.Records)})
+			}
+			rows := make([][]string, len(book.Records))
+			for i, rec := range book.Records {
+				rows[i] = []string{fmt.Sprint(rec.Seq), rec.Time, rec.Kind + " " + rec.Subject, rec.Digest[:min(len(rec.Digest), 19)] + "…", rec.By, rec.How, strings.Join(rec.Ancestry, " < ")}
+			}
+			printTable(env, []string{"SEQ", "TIME", "WHAT", "DIGEST", "BY", "HOW", "ANCESTRY"}, rows)
+			return nil
+		},
+	}
+}
+
+type approvalsView struct {
+	Schema    string         `json:"schema"`
+	File      string         `json:"file"`
+	Approvals []approvalView `json:"approvals"`
+}
+
+type approvalView struct {
+	Seq  int64  `json:"seq"`
+	Time string `json:"time"`
+	approval.Record
+}
+
+func approvalViews(recs []approval.Record) []approvalView {
+	out := make([]approvalView, len(recs))
+	for i, r := range recs {
+		out[i] = approvalView{r.Seq, r.Time, r}
+	}
+	return out
+}
+
+func newApprovalsVerifyCmd() *Command {
+	var o approvalsOptions
+	fs := pflag.NewFlagSet("verify", pflag.ContinueOnError)
+	addRootFlag(fs, &o.root)
+	addJSONFlag(fs, &o.json)
+	return &Command{
+		UsageLine: "rlxp approvals verify [--root DIR] [--json]",
+		Short:     "recompute the approvals log's hash chain",
+		Long: `Verify recomputes the chain of .rlxp/approvals.jsonl as 'rlxp ledger verify'
+does for the ledger: every line an approval record, seq counting up from 1,
+each prev the hash of the line before, each hash that of its own content.
+The first line that fails is named. A hand-written, edited, removed or
+reordered line fails, and while it does the gate trusts no approval.
+
+EXIT STATUS
+  0  the chain verifies (a missing log is an empty one)
+  1  the log cannot be read
+  2  usage error
+  3  the chain does not verify`,
+		Flags: fs,
+		Run: func(ctx context.Context, env *Env, args []string) error {
+			if len(args) > 0 {
+				return usagef("verify takes no arguments")
+			}
+			r, err := openRepo(env, o.root)
+			if err != nil {
+				return err
+			}
+			book, err := approvalLog(r).Read()
+			if err != nil {
+				return err
+			}
+			name := r.Show(state.Approvals)
+			if o.json {
+				res := struct {
+					Schema    string `json:"schema"`
+					File      string `json:"file"`
+					OK        bool   `json:"ok"`
+					Approvals int    `json:"approvals"`
+					Problem   string `json:"problem,omitempty"`
+				}{Schema: "rlxp.approvals-verify/v1", File: name, OK: book.Problem == nil, Approvals: len(book.Records)}
+				if book.Problem != nil {
+					res.Problem = book.Problem.Error()
+				}
+				if err := writeJSON(env.Stdout, res); err != nil {
+					return err
+				}
+			} else if book.Problem != nil {
+				fmt.Fprintln(env.Stdout, book.Problem)
+			} else {
+				fmt.Fprintf(env.Stdout, "%s: %d approval%s, chain verifies\n", name, len(book.Records), plural(len(book.Records)))
+			}
+			if book.Problem != nil {
+				return errNegative
+			}
+			return nil
+		},
+	}
+}
