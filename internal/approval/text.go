@@ -3,28 +3,12 @@ package approval
 import (
 	"fmt"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/rlxp/rlxp/internal/plaintext"
 )
 
 // maxName bounds an approver's name.
 const maxName = 200
-
-// CheckText refuses control characters (newlines, escapes, bidi overrides
-// and the like) in free text rlxp records: shown later by show, status and
-// the PR comment, they could fake a line or hide what follows. what names
-// the text in the error, e.g. "--hypothesis".
-func CheckText(what, s string) error {
-	if !utf8.ValidString(s) {
-		return fmt.Errorf("%s is not valid UTF-8", what)
-	}
-	for i, r := range s {
-		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
-			return fmt.Errorf("%s holds the control character %U at byte %d; write it on one line of plain text", what, r, i)
-		}
-	}
-	return nil
-}
 
 // CheckName checks an approver's name: plain text on one line, not empty,
 // not longer than 200 bytes, and not starting with "-", which is how a flag
@@ -38,5 +22,5 @@ func CheckName(by string) error {
 	case len(by) > maxName:
 		return fmt.Errorf("approver name is %d bytes long; at most %d", len(by), maxName)
 	}
-	return CheckText("approver name (--by)", by)
+	return plaintext.Check("approver name (--by)", by)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/gate"
+	"github.com/rlxp/rlxp/internal/plaintext"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
@@ -93,6 +94,9 @@ func runExperimentAdd(ctx context.Context, env *Env, o *experimentAddOptions, ar
 		if seeds, err = parseSeeds(o.seeds); err != nil {
 			return &UsageError{Err: err}
 		}
+	}
+	if err := plaintext.Check("--hypothesis", o.hypothesis); err != nil {
+		return usagef("%v", err)
 	}
 	if o.wallClock != "" {
 		if d, err := time.ParseDuration(o.wallClock); err != nil || d <= 0 {

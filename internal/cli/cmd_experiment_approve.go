@@ -10,6 +10,7 @@ import (
 	"github.com/rlxp/rlxp/internal/approval"
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/experiment"
+	"github.com/rlxp/rlxp/internal/plaintext"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
@@ -141,7 +142,7 @@ EXIT STATUS
 			if err != nil {
 				return err
 			}
-			if err := approval.CheckText("--reason", o.reason); err != nil {
+			if err := plaintext.Check("--reason", o.reason); err != nil {
 				return usagef("%v", err)
 			}
 			return editExperiment(env, o.root, args[0], func(_ *state.Repo, _ *contract.Loaded, e *experiment.Experiment) (bool, error) {

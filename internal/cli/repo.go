@@ -75,27 +75,13 @@ func loadContract(r *state.Repo) (*contract.Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	book, err := approvalLog(r).Read()
-	if err != nil {
+	if err := approval.Apply(r, l, nil); err != nil {
 		return nil, err
 	}
-	l.UseApprovals(approvalsOf(book, approval.Section), book.Problem)
 	return l, nil
 }
 
-func approvalLog(r *state.Repo) approval.Log {
-	return approval.Log{Path: r.Path(state.Approvals), Name: r.Show(state.Approvals)}
-}
-
-// approvalsOf is the latest approval of each subject of a kind, as the
-// contract and experiments hold them.
-func approvalsOf(b approval.Book, kind string) map[string]contract.Approval {
-	out := map[string]contract.Approval{}
-	for subject, rec := range b.Latest(kind) {
-		out[subject] = contract.Approval{By: rec.By, At: rec.Time, Digest: rec.Digest, Interactive: rec.Interactive()}
-	}
-	return out
-}
+func approvalLog(r *state.Repo) approval.Log { return approval.LogOf(r) }
 
 // openContract opens the repository at root and reads its contract.
 func openContract(env *Env, root string) (*state.Repo, *contract.Loaded, error) {
@@ -119,11 +105,9 @@ func loadExperiments(r *state.Repo) (*experiment.Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	book, err := approvalLog(r).Read()
-	if err != nil {
+	if err := approval.Apply(r, nil, set); err != nil {
 		return nil, err
 	}
-	set.UseApprovals(approvalsOf(book, approval.Experiment), book.Problem)
 	return set, nil
 }
 

@@ -120,7 +120,7 @@ func TestLegacyApprovalsAreNotRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	legacy := bytes.Replace(fixture(t), []byte("approvals: {}\n"), []byte("approvals:\n  task:\n    by: agent\n    at: 2026-11-29T00:00:00Z\n    digest: "+digests["task"]+"\n    interactive: true\n"), 1)
+	legacy := append(fixture(t), []byte("\n# Written by 'rlxp contract approve'; do not edit by hand.\napprovals:\n  task:\n    by: agent\n    at: 2026-11-29T00:00:00Z\n    digest: "+digests["task"]+"\n    interactive: true\n")...)
 	l, err = Parse("c.yaml", legacy)
 	if err != nil {
 		t.Fatal(err)

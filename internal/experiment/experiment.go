@@ -9,9 +9,9 @@ import (
 
 	"github.com/goccy/go-yaml"
 
-	"github.com/rlxp/rlxp/internal/approval"
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/document"
+	"github.com/rlxp/rlxp/internal/plaintext"
 	"github.com/rlxp/rlxp/internal/schema"
 	"github.com/rlxp/rlxp/internal/state"
 )
@@ -173,7 +173,7 @@ func (s *Set) Add(e *Experiment, scope contract.Scope) error {
 	if err := state.ValidID(e.ID); err != nil {
 		return err
 	}
-	if err := approval.CheckText("the hypothesis", e.Hypothesis); err != nil {
+	if err := plaintext.Check("the hypothesis", e.Hypothesis); err != nil {
 		return err
 	}
 	if slices.ContainsFunc(s.Experiments, func(x *Experiment) bool { return x.ID == e.ID }) {

@@ -28,13 +28,15 @@ func loadContract(t *testing.T, approve ...string) *contract.Loaded {
 	if len(approve) == 0 {
 		return l
 	}
-	b, err = l.Approve(approve, "alice", "2026-11-29T00:00:00Z", false)
+	digests, err := l.Digests(approve)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l, err = contract.Parse("c.yaml", b); err != nil {
-		t.Fatal(err)
+	approvals := map[string]contract.Approval{}
+	for name, d := range digests {
+		approvals[name] = contract.Approval{By: "alice", At: "2026-11-29T00:00:00Z", Digest: d}
 	}
+	l.UseApprovals(approvals, nil)
 	return l
 }
 

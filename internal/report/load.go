@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 
+	approvals "github.com/rlxp/rlxp/internal/approval"
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/ledger"
@@ -29,6 +30,9 @@ func Load(r *state.Repo, recs []runs.Record) (rep *Report, warnings []string, er
 	}
 	set, err := experiment.Parse(r.Show(state.Experiments), data)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := approvals.Apply(r, c, set); err != nil {
 		return nil, nil, err
 	}
 	if data, err = r.Read(state.Ledger); err != nil {

@@ -30,11 +30,28 @@ const approvedAt = "2026-11-29T09:00:00Z"
 // the given sections approved.
 func fixtureContract(t *testing.T, edit func(string) string, approve ...string) *contract.Loaded {
 	t.Helper()
-	return parseContract(t, fixtureBytes(t, edit, approve...))
+	l := parseContract(t, fixtureBytes(t, edit))
+	l.UseApprovals(approvalsOf(t, l, approve...), nil)
+	return l
+}
+
+// approvalsOf approves the sections of l as they are, as the approvals log
+// would record it.
+func approvalsOf(t *testing.T, l *contract.Loaded, sections ...string) map[string]contract.Approval {
+	t.Helper()
+	digests, err := l.Digests(sections)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]contract.Approval{}
+	for name, d := range digests {
+		out[name] = contract.Approval{By: "dana", At: approvedAt, Digest: d, Interactive: true}
+	}
+	return out
 }
 
 // fixtureBytes is contract.yaml for fixtureContract.
-func fixtureBytes(t *testing.T, edit func(string) string, approve ...string) []byte {
+func fixtureBytes(t *testing.T, edit func(string) string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "..", "cmd", "rlxp", "testdata", "fixtures", "contract.yaml"))
 	if err != nil {
@@ -42,13 +59,6 @@ func fixtureBytes(t *testing.T, edit func(string) string, approve ...string) []b
 	}
 	if edit != nil {
 		b = []byte(edit(string(b)))
-	}
-	if len(approve) == 0 {
-		return b
-	}
-	b, err = parseContract(t, b).Approve(approve, "dana", approvedAt, true)
-	if err != nil {
-		t.Fatal(err)
 	}
 	return b
 }
@@ -180,10 +190,11 @@ func scenarios(t *testing.T) map[string]Input {
 		return strings.Replace(s, "goal: maximize\n    held_out: true", "goal: minimize\n    held_out: false", 1)
 	}
 	// Approved, then edited: the budget approval goes stale.
-	approved := fixtureBytes(t, minimize, "task", "metrics", "scope", "budget", "hardware", "baseline")
-	edited := strings.Replace(string(approved), "gpu_hours: 2\n", "gpu_hours: 0.2\n", 1)
+	approved := fixtureContract(t, minimize, "task", "metrics", "scope", "budget", "hardware", "baseline")
+	edited := parseContract(t, []byte(strings.Replace(string(fixtureBytes(t, minimize)), "gpu_hours: 2\n", "gpu_hours: 0.2\n", 1)))
+	edited.UseApprovals(approvalsOf(t, approved, "task", "metrics", "scope", "budget", "hardware", "baseline"), nil)
 	degraded := Input{
-		Contract: parseContract(t, []byte(edited)),
+		Contract: edited,
 		Experiments: &experiment.Set{Experiments: []*experiment.Experiment{
 			exp("baseline", experiment.Approved, []int{0, 1, 2}),
 			exp("short", experiment.Approved, []int{0, 1, 2}, "lr", 0.01),
