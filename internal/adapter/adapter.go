@@ -17,6 +17,11 @@ import (
 type Source struct {
 	Path   string `json:"path"`
 	Format string `json:"format,omitempty"`
+	// Tags written there; Guessed while they are the audit's inference,
+	// Observed once a run showed them (audit --observe).
+	Tags     []string `json:"tags,omitempty"`
+	Guessed  bool     `json:"guessed,omitempty"`
+	Observed string   `json:"observed,omitempty"`
 }
 
 // Adapter is the typed form of adapter.yaml.

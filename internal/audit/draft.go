@@ -11,6 +11,12 @@ import (
 type Source struct {
 	Path   string `json:"path"`
 	Format string `json:"format,omitempty"`
+	// Tags the code writes there; Guessed until a run is observed
+	// (audit --observe).
+	Tags    []string `json:"tags,omitempty"`
+	Guessed bool     `json:"guessed,omitempty"`
+	// Observed says what a run wrote there: file, tags and points.
+	Observed string `json:"observed,omitempty"`
 }
 
 // Draft is what the audit would write into adapter.yaml. Empty fields are
@@ -621,7 +627,14 @@ func (a *assembler) draftSources() {
 		if d.Sources == nil {
 			d.Sources = map[string]Source{}
 		}
-		d.Sources[name] = Source{Path: o.Path, Format: o.Format}
+		var tags []string
+		for _, t := range a.rep.Tags {
+			if t.Output == o.Path {
+				tags = append(tags, t.Tag)
+			}
+		}
+		sort.Strings(tags)
+		d.Sources[name] = Source{Path: o.Path, Format: o.Format, Tags: tags, Guessed: len(tags) > 0}
 	}
 	if len(d.Sources) == 0 {
 		for _, o := range a.rep.Outputs {

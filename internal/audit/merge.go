@@ -267,12 +267,7 @@ func (m *merger) sources(src map[string]Source) {
 	}
 	sort.Strings(names)
 	entry := func(indent, name string) string {
-		s := src[name]
-		v := "{path: " + yamlScalar(s.Path)
-		if s.Format != "" {
-			v += ", format: " + yamlScalar(s.Format)
-		}
-		return indent + name + ": " + v + "}"
+		return indent + name + ": " + sourceValue(src[name])
 	}
 	metrics := find(m.top, "metrics")
 	if metrics == nil {
@@ -357,6 +352,28 @@ func (m *merger) sources(src map[string]Source) {
 		m.insert(end, entry(indent, n))
 		m.filled = append(m.filled, "metrics.sources."+n)
 	}
+}
+
+// sourceValue is a metric source as a flow mapping.
+func sourceValue(s Source) string {
+	v := "{path: " + yamlScalar(s.Path)
+	if s.Format != "" {
+		v += ", format: " + yamlScalar(s.Format)
+	}
+	if len(s.Tags) > 0 {
+		quoted := make([]string, len(s.Tags))
+		for i, t := range s.Tags {
+			quoted[i] = yamlScalar(t)
+		}
+		v += ", tags: [" + strings.Join(quoted, ", ") + "]"
+	}
+	if s.Guessed {
+		v += ", guessed: true"
+	}
+	if s.Observed != "" {
+		v += ", observed: " + yamlScalar(s.Observed)
+	}
+	return v + "}"
 }
 
 // imports fills runtime.imports when it is missing or empty.

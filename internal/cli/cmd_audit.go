@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,14 +13,16 @@ import (
 	"github.com/rogpeppe/go-internal/diff"
 	"github.com/spf13/pflag"
 
+	"github.com/rlxp/rlxp/internal/adapter"
 	"github.com/rlxp/rlxp/internal/audit"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
 type auditOptions struct {
-	root  string
-	write bool
-	json  bool
+	root    string
+	write   bool
+	json    bool
+	observe string
 }
 
 func newAuditCmd() *Command {
@@ -26,9 +30,10 @@ func newAuditCmd() *Command {
 	fs := pflag.NewFlagSet("audit", pflag.ContinueOnError)
 	addRootFlag(fs, &o.root)
 	fs.BoolVar(&o.write, "write", false, "draft .rlxp/adapter.yaml from the findings (after 'rlxp init'), filling only empty fields, and print the diff")
+	fs.StringVar(&o.observe, "observe", "", "after a first run: read what the run in `RUN_DIR` wrote and confirm or correct adapter.yaml's metric sources and tags")
 	addJSONFlag(fs, &o.json)
 	return &Command{
-		UsageLine: "rlxp audit [--root DIR] [--write] [--json]",
+		UsageLine: "rlxp audit [--root DIR] [--write] [--observe RUN_DIR] [--json]",
 		Short:     "scan an RL repository for frameworks, entry points, configs and metric tags",
 		Long: `Audit reads the target repository (--root, default the current directory)
 and runs nothing from it. It reports the RL frameworks in use, the
@@ -49,13 +54,23 @@ library), run outputs (wandb/, mlruns/), binary files and files over
 creates: it fills only fields that are missing, empty or still the
 template's, keeps everything a person wrote (values, comments, order),
 checks that the result reads back, and prints a unified diff of what it
-changed. With --json the diff is in the object's write field.
+changed. With --json the diff is in the object's write field. Metric
+sources it drafts list the tags the code writes there as guessed.
+
+--observe RUN_DIR, after a short first run, reads what that run wrote
+(the metric readers of 'rlxp metrics') where adapter.yaml's sources say
+and confirms or corrects each: the file (the one file of that name and
+format the run wrote elsewhere, when the declared one is absent), its tags with
+their points, and metric files no source declares. Confirmed and
+corrected sources are rewritten with the observed tags and no longer
+marked guessed; a source the run did not write stays as it was.
 
 EXIT STATUS
   0  found an RL framework
   1  error: the root is missing, or adapter.yaml is malformed or missing
   2  usage error
-  3  no RL framework recognised ("unknown"); the rest is still reported
+  3  no RL framework recognised ("unknown"); the rest is still reported;
+     with --observe: the run wrote no metric file
   4  locked: another rlxp process holds .rlxp/.lock (with --write)`,
 		Flags: fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
@@ -83,6 +98,12 @@ func runAudit(ctx context.Context, env *Env, o *auditOptions, args []string) err
 	r, err := openRepo(env, o.root)
 	if err != nil {
 		return err
+	}
+	if o.observe != "" {
+		if o.write {
+			return usagef("--observe and --write do not go together (observe after the first run)")
+		}
+		return runAuditObserve(env, r, o)
 	}
 	rep, err := audit.Run(ctx, r.Root, audit.Options{})
 	if err != nil {
@@ -356,4 +377,112 @@ func sortedMapKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// auditObserved is audit --observe's answer.
+type auditObserved struct {
+	Schema       string              `json:"schema"`
+	RunDir       string              `json:"run_dir"`
+	Observations []audit.Observation `json:"observations"`
+	Write        *auditWrite         `json:"write,omitempty"`
+}
+
+func runAuditObserve(env *Env, r *state.Repo, o *auditOptions) error {
+	runDir := o.observe
+	if !filepath.IsAbs(runDir) {
+		runDir = filepath.Join(env.Dir, runDir)
+	}
+	if st, err := os.Stat(runDir); err != nil || !st.IsDir() {
+		return fmt.Errorf("--observe %s: not a run directory", o.observe)
+	}
+	if _, err := r.Read(state.Adapter); err != nil {
+		return err
+	}
+	lock, err := lockRepo(env, r)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	old, err := r.Read(state.Adapter)
+	if err != nil {
+		return err
+	}
+	show := r.Show(state.Adapter)
+	ad, err := adapter.Parse(show, old)
+	if err != nil {
+		return err
+	}
+	obs, err := audit.Observe(runDir, ad.Metrics.Sources)
+	if err != nil {
+		return err
+	}
+	for i := range obs {
+		if obs[i].File != "" {
+			obs[i].File = shownPath(r, obs[i].File)
+		}
+	}
+	res := auditObserved{Schema: audit.Schema, RunDir: shownPath(r, runDir), Observations: obs}
+	if res.Observations == nil {
+		res.Observations = []audit.Observation{}
+	}
+	merged, filled, err := audit.Observed(show, old, obs)
+	if err != nil {
+		return err
+	}
+	w := &auditWrite{Path: show, Filled: filled}
+	if w.Filled == nil {
+		w.Filled = []string{}
+	}
+	if !bytes.Equal(old, merged) {
+		if err := state.WriteFile(r.Path(state.Adapter), merged, 0o644); err != nil {
+			return err
+		}
+		w.Diff = string(diff.Diff("a/"+show, old, "b/"+show, merged))
+	}
+	res.Write = w
+	if o.json {
+		if err := writeJSON(env.Stdout, res); err != nil {
+			return err
+		}
+	} else {
+		for _, ob := range obs {
+			var points int64
+			for _, t := range ob.Tags {
+				points += t.Points
+			}
+			fmt.Fprintf(env.Stdout, "source\t%s\t%s\t%s\t%d tags, %d points\n", ob.Source, ob.Status, orDash(ob.File), len(ob.Tags), points)
+			if ob.Path != ob.Declared && ob.Declared != "" {
+				fmt.Fprintf(env.Stdout, "path\t%s\t%s -> %s\n", ob.Source, ob.Declared, ob.Path)
+			}
+			for _, t := range ob.Confirmed {
+				fmt.Fprintf(env.Stdout, "tag\t%s\t%s\tconfirmed\n", ob.Source, t)
+			}
+			for _, t := range ob.Missing {
+				fmt.Fprintf(env.Stdout, "tag\t%s\t%s\tnot written\n", ob.Source, t)
+			}
+			for _, t := range ob.Added {
+				fmt.Fprintf(env.Stdout, "tag\t%s\t%s\tobserved\n", ob.Source, t)
+			}
+			if ob.Error != "" {
+				fmt.Fprintf(env.Stdout, "error\t%s\t%s\n", ob.Source, ob.Error)
+			}
+		}
+		printAuditWrite(env, w)
+	}
+	for _, ob := range obs {
+		if ob.Status != audit.ObsMissing {
+			return nil
+		}
+	}
+	fmt.Fprintf(env.Stderr, "rlxp: the run in %s wrote no metric file\n", shownPath(r, runDir))
+	return errNegative
+}
+
+// shownPath is a path as the person named it: under the repository,
+// relative to how they named the root.
+func shownPath(r *state.Repo, p string) string {
+	if rel, err := filepath.Rel(r.Root, p); err == nil && !strings.HasPrefix(rel, "..") {
+		return r.Display(rel)
+	}
+	return p
 }
