@@ -1,7 +1,6 @@
 package plugin
 
 import (
-	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -17,7 +16,7 @@ func commandKeys(k string) bool {
 
 // skillRefRe finds "<plugin>:<skill>" in a command's body; the skill part
 // is what must exist (the plugin part follows renames).
-var skillRefRe = regexp.MustCompile(`\b([a-z0-9][a-z0-9-]*):([a-z0-9][a-z0-9-]*)\b`)
+var skillRefRe = lazyRegexp(`\b([a-z0-9][a-z0-9-]*):([a-z0-9][a-z0-9-]*)\b`)
 
 // checkCommands checks commands/*.md, which Claude Code reads and Codex
 // ignores. Each command is a short entry into a skill, so that Codex users
@@ -75,7 +74,7 @@ func (v *validator) checkCommands(dir, plugin string, skills []string) []string 
 			}
 		}
 		named := false
-		for _, m := range skillRefRe.FindAllStringSubmatch(fm.Body, -1) {
+		for _, m := range skillRefRe().FindAllStringSubmatch(fm.Body, -1) {
 			switch {
 			case skillSet[m[2]]:
 				named = true

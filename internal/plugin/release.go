@@ -2,7 +2,6 @@ package plugin
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -11,7 +10,7 @@ import (
 // scripts/stamp-release.sh); scripts/rlxp checks what it downloads against it.
 const ChecksumsFile = "checksums.txt"
 
-var checksumLine = regexp.MustCompile(`^([0-9a-f]{64})  (rlxp_(.+)_(linux|darwin)_(amd64|arm64)\.tar\.gz)$`)
+var checksumLine = lazyRegexp(`^([0-9a-f]{64})  (rlxp_(.+)_(linux|darwin)_(amd64|arm64)\.tar\.gz)$`)
 
 // checkChecksums checks that checksums.txt, when present, records archives
 // of the plugin's own version only: one stamped for another version would
@@ -28,7 +27,7 @@ func (v *validator) checkChecksums(dir, version string) {
 	seen := map[string]bool{}
 	bad := 0
 	for i, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-		m := checksumLine.FindStringSubmatch(line)
+		m := checksumLine().FindStringSubmatch(line)
 		switch {
 		case m == nil:
 			v.errorf(file, i+1, "want \"<sha256>  rlxp_<version>_<os>_<arch>.tar.gz\" (goreleaser's checksums.txt), have %q", line)

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -58,7 +59,9 @@ func (j Job) Finished() time.Time {
 	return j.End
 }
 
-var keyRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_:/]*=`)
+// keyRE is compiled on first use: package initialisation runs before
+// every rlxp command, the guard hook included.
+var keyRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_:/]*=`) })
 
 // ParseJob reads one line of "scontrol show job -o": space-separated
 // Key=Value pairs, where a value may itself contain spaces (a command line,
@@ -68,7 +71,7 @@ func ParseJob(line []byte, loc *time.Location) (Job, error) {
 	fields := map[string]string{}
 	var last string
 	for _, w := range strings.Fields(string(line)) {
-		if keyRE.MatchString(w) {
+		if keyRE().MatchString(w) {
 			k, v, _ := strings.Cut(w, "=")
 			fields[k], last = v, k
 			continue
