@@ -91,9 +91,14 @@ func (g *Guard) rootsOf(c call) []string {
 			continue
 		}
 		for _, d := range c.dirs {
-			if d != "" || filepath.IsAbs(w) {
-				add(g.root(resolve(w, d)))
+			if d == "" && !filepath.IsAbs(w) {
+				continue
 			}
+			p := resolve(w, d)
+			if !dirFlag {
+				p = filepath.Dir(p) // a file holds no .rlxp
+			}
+			add(g.root(p))
 		}
 	}
 	if unknown {

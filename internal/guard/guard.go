@@ -58,7 +58,10 @@ func denyf(format string, args ...any) Decision {
 }
 
 func oneLine(s string) string {
-	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(s)
+	if !strings.ContainsAny(s, "\n\r") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\n", `\n`), "\r", `\r`)
 }
 
 // payload is the part of a PreToolUse hook input the guard reads. Both
@@ -90,7 +93,8 @@ type Invocation struct {
 type Guard struct {
 	Rlxp func(args []string) Invocation
 	Home string // $HOME, for ~
-	// Find returns the repository above dir, or "" (state.Find when nil).
+	// Find returns the repository above dir, or "" (the nearest directory
+	// with a .rlxp directory, as state.Find, when nil).
 	Find func(dir string) string
 	// Load reads a repository's policy (LoadPolicy when nil).
 	Load func(root string) *Policy
@@ -183,7 +187,9 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// root is the repository above dir, cached.
+// root is the repository above dir. Every directory looked at is
+// remembered, so that the paths of one command, which share their
+// ancestors, cost one stat per directory.
 func (g *Guard) root(dir string) string {
 	if dir == "" {
 		return ""
@@ -191,13 +197,16 @@ func (g *Guard) root(dir string) string {
 	if r, ok := g.found[dir]; ok {
 		return r
 	}
-	find := g.Find
-	if find == nil {
-		find = state.Find
-	}
-	r := find(dir)
 	if g.found == nil {
 		g.found = map[string]string{}
+	}
+	var r string
+	if g.Find != nil {
+		r = g.Find(dir)
+	} else if fi, err := os.Stat(filepath.Join(dir, state.DirName)); err == nil && fi.IsDir() {
+		r = dir
+	} else if parent := filepath.Dir(dir); parent != dir {
+		r = g.root(parent)
 	}
 	g.found[dir] = r
 	if r != "" {
