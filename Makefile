@@ -4,22 +4,36 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 BIN      = plugins/rl-experiment-assistant/bin/rlxp
 LDFLAGS  = -s -w -X main.version=$(VERSION)
 
-.PHONY: build demo test test-go test-python test-update check-artifacts fuzz bench bench-score bench-guard bench-inspect bench-dashboard bench-audit bench-audit-accuracy lint clean slurm-up slurm-down slurm-status
+.PHONY: build demo demo-check test test-go test-python test-update check-artifacts fuzz bench bench-score bench-guard bench-inspect bench-dashboard bench-audit bench-audit-accuracy lint clean slurm-up slurm-down slurm-status
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/rlxp
 
+# DEMO_DIR=DIR keeps the demo's repository (and prints how to reopen its
+# dashboard); VERBOSE=1 shows every command's full output.
 demo: build
-	bash scripts/demo.sh $(BIN)
+	DEMO_DIR=$(DEMO_DIR) bash scripts/demo.sh $(if $(VERBOSE),--verbose) $(BIN)
 
-test: check-artifacts test-go test-python
+# The demo, run as make demo runs it, reads in under 150 lines.
+DEMO_MAX_LINES ?= 149
+demo-check: build
+	@out=$$(mktemp); trap 'rm -f "$$out"' EXIT; \
+	NO_COLOR=1 bash scripts/demo.sh $(BIN) </dev/null >"$$out" 2>&1 || { cat "$$out"; echo "demo-check: the demo failed"; exit 1; }; \
+	n=$$(wc -l <"$$out"); \
+	if [ "$$n" -gt $(DEMO_MAX_LINES) ]; then cat "$$out"; echo "demo-check: the demo prints $$n lines; at most $(DEMO_MAX_LINES)"; exit 1; fi; \
+	echo "demo-check: the demo prints $$n lines (at most $(DEMO_MAX_LINES))"
 
+test: check-artifacts test-go test-python demo-check
+
+# Many end-to-end scripts mostly wait (on runs, Slurm, a browser), so more
+# run at once than there are cores.
+TESTFLAGS ?= -parallel 4
 # Ends with one line per skipped test and its reason; under CI=true a skip
 # not listed in .ci/expected-skips fails (CI installs what the tests need).
 test-go:
 	$(GO) vet ./...
 	CGO_ENABLED=0 $(GO) build ./...
-	@bash -o pipefail -c '$(GO) test -json ./... | $(GO) run ./scripts/testsummary $(if $(filter true,$(CI)),-expect .ci/expected-skips)'
+	@bash -o pipefail -c '$(GO) test -json $(TESTFLAGS) ./... | $(GO) run ./scripts/testsummary $(if $(filter true,$(CI)),-expect .ci/expected-skips)'
 
 # No build output (an executable, a file over 1 MB outside testdata/) is tracked.
 check-artifacts:

@@ -1,31 +1,94 @@
 #!/usr/bin/env bash
-# Walk the rlxp loop on a copy of the example CartPole repository:
-# init → contract draft → validate → human approval → experiments → gate.
-# Steps a person takes are labelled HUMAN; here they run non-interactively.
+# Walk the rlxp loop on a copy of the example CartPole repository: audit,
+# contract, human approval, experiments, gate, check, launch, status, score,
+# ledger, proposals, report, dashboard. Steps a person takes are labelled
+# HUMAN; here they run non-interactively, and are recorded so.
+#
+#   scripts/demo.sh [--verbose] RLXP_BIN
+#
+# Every command is echoed as it can be pasted (shell-quoted, run in the demo
+# repository); by default each shows its first line of output, and a few
+# show their whole table once. --verbose shows every command's full output.
+# DEMO_DIR=DIR keeps the demo's repository in DIR/cartpole (DIR must not
+# exist yet or be empty); otherwise it lives in a temporary directory that is
+# removed at the end.
 set -euo pipefail
 
+verbose=0
+if [[ ${1:-} == --verbose ]]; then verbose=1; shift; fi
+[[ $# == 1 ]] || { echo "usage: scripts/demo.sh [--verbose] RLXP_BIN" >&2; exit 2; }
 rlxp_bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-work=$(mktemp -d "${TMPDIR:-/tmp}/rlxp-demo.XXXXXX")
+keep=${DEMO_DIR:-}
+if [[ -n $keep ]]; then
+  if [[ -e $keep && -n $(ls -A "$keep" 2>/dev/null) ]]; then
+    echo "demo: DEMO_DIR=$keep is not empty; name a new directory" >&2
+    exit 2
+  fi
+  mkdir -p "$keep"
+  work=$(cd "$keep" && pwd)
+else
+  work=$(mktemp -d "${TMPDIR:-/tmp}/rlxp-demo.XXXXXX")
+fi
 repo=$work/cartpole
+log=$work/demo.log
 dashboard_pid=
-trap '[[ -z $dashboard_pid ]] || kill "$dashboard_pid" 2>/dev/null; rm -rf "$work"' EXIT
+cleanup() {
+  [[ -z $dashboard_pid ]] || kill "$dashboard_pid" 2>/dev/null || true
+  [[ -n $keep ]] || rm -rf "$work"
+}
+trap cleanup EXIT
 
 bold=$'\e[1m' dim=$'\e[2m' off=$'\e[0m'
 if [[ ! -t 1 || -n ${NO_COLOR:-} ]]; then bold='' dim='' off=''; fi
 
 step() { printf '\n%s==> %s%s\n' "$bold" "$*" "$off"; }
-# run CODE CMD...: show the command, run it, and stop the demo if it does
-# not exit with CODE (a demo that hides a wrong answer is no demo).
-run() {
-  local want=$1; shift
-  printf '%s$ %s%s\n' "$dim" "$*" "$off"
-  local got=0
-  (cd "$repo" && "$@") || got=$?
+
+# quote ARGS...: the command line as it can be pasted into a shell; words
+# with nothing special in them stay bare, others are single-quoted.
+quote() {
+  local out='' a q="'"
+  for a; do
+    if [[ $a =~ ^[A-Za-z0-9_./=:,@%+-]+$ ]]; then
+      out+="$a "
+    else
+      out+="'${a//$q/$q\\$q$q}' "
+    fi
+  done
+  printf '%s' "${out% }"
+}
+
+# run CODE CMD...: run it in the demo repository, show the command and its
+# first line of output (all of it with --verbose), and stop the demo if it
+# does not exit with CODE (a demo that hides a wrong answer is no demo).
+# show CODE CMD...: the same, always with the full output.
+run() { _run "$verbose" "$@"; }
+show() { _run 1 "$@"; }
+_run() {
+  local full=$1 want=$2
+  shift 2
+  local got=0 out=$work/last.out cmd
+  cmd=$(quote "$@")
+  (cd "$repo" && "$@") >"$out" 2>&1 || got=$?
+  { printf '$ %s\n' "$cmd"; cat "$out"; } >>"$log"
   if [[ $got != "$want" ]]; then
-    printf 'demo: expected exit %s from: %s (got %s)\n' "$want" "$*" "$got" >&2
+    printf '$ %s\n' "$cmd"
+    cat "$out"
+    printf 'demo: expected exit %s from: %s (got %s)\n' "$want" "$cmd" "$got" >&2
     exit 1
   fi
+  if [[ $full == 1 ]]; then
+    printf '%s$ %s%s\n' "$dim" "$cmd" "$off"
+    cat "$out"
+    return
+  fi
+  # The answer line when the command has one, else its first line.
+  local first
+  first=$(grep -m 1 -E '^(VERDICT|NOT LAUNCHED|started |GATE |diagnosis|\[preflight\]|\.rlxp/contract\.yaml: [0-9]+ of|\.rlxp/ledger\.jsonl:|strategy:|wrote )' "$out" ||
+    grep -m 1 -E '^SAFE TO RUN' "$out" || grep -m 1 -v -E '^[[:space:]─]*$' "$out" || true)
+  first=$(printf '%s' "$first" | tr '\t' ' ' | cut -c 1-100)
+  [[ $got == 0 ]] || first="exit $got: $first"
+  printf '%s$ %s%s%s\n' "$dim" "$cmd" "$off" "${first:+   # $first}"
 }
 rlxp() { "$rlxp_bin" "$@"; }
 # The HUMAN approvals go through rlxp's test build: rlxp refuses an approval
@@ -36,10 +99,10 @@ mkdir -p "$work/human"
 (cd "$here" && go test -c -o "$human_bin" ./cmd/rlxp)
 as_human() { shift; RLXP_TEST_ANCESTRY_TOP=$$ "$human_bin" "$@"; }
 
+printf 'rlxp is %s; the commands below run in %s\n' "$rlxp_bin" "$repo"
 step "A copy of the example RL repository (examples/cartpole) in $repo"
 cp -R "$here/examples/cartpole" "$repo"
 rm -rf "$repo/runs"
-run 0 ls
 
 step "Its own runner has a preflight; rlxp delegates to it before any launch"
 run 0 bash scripts/run.sh train configs/baseline.json --seed 0 --out runs/baseline/seed0 --preflight-only
@@ -47,7 +110,6 @@ run 1 bash scripts/run.sh train configs/baseline.json --seed 0 --out runs/x --se
 
 step "rlxp init: the .rlxp/ state, from commented templates"
 run 0 rlxp init --project cartpole
-run 0 rlxp init
 
 step "A fresh contract is incomplete, so nothing may launch"
 run 3 rlxp contract status
@@ -60,7 +122,6 @@ step "The agent reviews the draft and writes contract.yaml from the audit (here:
 cp "$here/examples/drafts/cartpole/contract.yaml" "$repo/.rlxp/contract.yaml"
 cp "$here/examples/drafts/cartpole/adapter.yaml" "$repo/.rlxp/adapter.yaml"
 run 0 rlxp contract validate
-run 0 rlxp contract show metrics
 run 3 rlxp contract status
 
 step "HUMAN: review and approve each section (a terminal prompt; non-interactive here, and recorded so)"
@@ -75,7 +136,6 @@ step "Outside the scope is refused, and nothing is written"
 run 1 rlxp experiment add lr-0.5 --param lr=0.5
 run 1 rlxp experiment add reward-hack --param reward_scale=10
 run 1 rlxp experiment add touch-train --file train.py
-run 2 rlxp experiment add ../escape
 run 0 rlxp experiment list
 
 step "The gate: closed until a human approves the experiment"
@@ -86,7 +146,7 @@ run 0 as_human rlxp experiment approve lr-0.05 --yes --by demo-reviewer
 run 0 rlxp gate lr-0.05
 
 step "Is it safe to run right now? The gate, the repo's own preflight, and this machine"
-run 0 rlxp check lr-0.05
+show 0 rlxp check lr-0.05
 
 step "A training seed inside the held-out range passes the gate, but the repo's preflight refuses it"
 run 0 rlxp experiment add seed-leak --seeds 10000 --param lr=0.02 --hypothesis "one more seed"
@@ -105,9 +165,6 @@ run 0 rlxp experiment add sweep --seeds "$(seq -s, 0 29)" --param gamma=0.95
 run 0 as_human rlxp experiment approve sweep --yes --by demo-reviewer
 run 0 rlxp gate sweep
 
-step "For agents: every report is also one JSON object"
-run 0 rlxp gate lr-0.05 --json
-
 step "The sweep would hold 30 runs of the budget; the human rejects it for now"
 run 0 rlxp experiment reject sweep --reason "too large before the first results" --by demo-reviewer
 
@@ -121,7 +178,6 @@ launch() {
   printf '%sHUMAN: confirms plan %s%s\n' "$dim" "$digest" "$off"
   run 0 rlxp launch "$exp" --confirm "$digest"
   wait_runs
-  run 0 rlxp status "$exp"
 }
 
 wait_runs() {
@@ -143,6 +199,7 @@ step "Launch the baseline: check, the plan and its digest, a human's confirmatio
 run 0 as_human rlxp experiment approve baseline --yes --by demo-reviewer
 run 0 rlxp check baseline
 launch baseline
+run 0 rlxp status baseline
 
 step "Score the baseline: the reference every experiment is compared with"
 run 0 rlxp metrics inspect runs/baseline/seed0/eval.jsonl runs/baseline/seed0/progress.csv
@@ -151,7 +208,7 @@ run 0 rlxp score baseline
 
 step "Launch and score lr-0.05: same held-out return (the ceiling), so the answer is inconclusive"
 launch lr-0.05
-run 0 rlxp score lr-0.05
+show 0 rlxp score lr-0.05
 
 step "A slower learning rate, inside the scope: it learns less, and a guardrail catches it"
 run 0 rlxp experiment add lr-0.002 --param lr=0.002 --category hyperparameter --hypothesis "a smaller step is steadier"
@@ -184,12 +241,9 @@ run 0 rlxp gate "$first"
 step "The report: task card, approvals, budget, leaderboard, runs and next steps; hand-written notes survive"
 printf '\nThe learning rate matters less than the episode budget here.\n' >>"$repo/.rlxp/report.md"
 run 0 rlxp report --plots
-run 0 rlxp report --plots --check
-run 0 ls .rlxp/plots
-run 0 sed -n '/rlxp:generated:begin/,/^## Notes/p' .rlxp/report.md
-run 0 tail -n 2 .rlxp/report.md
 
 step "The dashboard: the same state and curves in a browser, on 127.0.0.1 only"
+printf '%s$ rlxp dashboard &%s\n' "$dim" "$off"
 (cd "$repo" && exec "$rlxp_bin" dashboard >"$work/dashboard.out" 2>&1) &
 dashboard_pid=$!
 url=
@@ -199,7 +253,6 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 [[ -n $url ]] || { echo "demo: the dashboard printed no URL" >&2; cat "$work/dashboard.out" >&2; exit 1; }
-run 0 rlxp dashboard --running
 python3 - "$url" <<'PY'
 import json, sys, urllib.request
 state = json.load(urllib.request.urlopen(sys.argv[1] + "api/state", timeout=10))
@@ -210,4 +263,10 @@ if [[ -t 0 && -t 1 ]]; then
   read -r _ || true
 fi
 
-printf '\n%sDemo complete.%s The state lives in .rlxp/ of the target repo: contract.yaml, experiments.yaml, ledger.jsonl.\n' "$bold" "$off"
+printf '\n%sDemo complete.%s\n' "$bold" "$off"
+if [[ -n $keep ]]; then
+  printf 'The state is in %s/.rlxp/ (contract.yaml, experiments.yaml, ledger.jsonl, report.md, runs/); every command and its full output in %s.\n' "$repo" "$log"
+  printf 'Reopen the dashboard: cd %s && %s dashboard\n' "$(quote "$repo")" "$(quote "$rlxp_bin")"
+else
+  printf 'Its repository was a temporary directory, now removed with its .rlxp/ state; keep one with: make demo DEMO_DIR=/tmp/rlxp-demo\n'
+fi
