@@ -14,6 +14,7 @@ import (
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/launch"
+	"github.com/rlxp/rlxp/internal/probe"
 	"github.com/rlxp/rlxp/internal/runs"
 	"github.com/rlxp/rlxp/internal/slurm"
 	"github.com/rlxp/rlxp/internal/state"
@@ -156,6 +157,11 @@ func loadRuns(ctx context.Context, r *state.Repo) ([]runs.Record, error) {
 			launch.Refresh(ctx, slurm.New(), recs)
 			break
 		}
+	}
+	// A local run whose supervision was killed is stopped and recorded
+	// by the first command that looks.
+	if err := launch.Sweep(ctx, probe.System(), r.Path(state.Runs), recs, time.Now()); err != nil {
+		return nil, err
 	}
 	return recs, nil
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rlxp/rlxp/internal/contract"
+	"github.com/rlxp/rlxp/internal/probe"
 	"github.com/rlxp/rlxp/internal/runs"
 )
 
@@ -48,22 +49,25 @@ sleep 120`
 
 // startEscaper launches the escaper under a real supervisor in a fresh
 // repository and returns it with the run's record directory.
-func startEscaper(t *testing.T, wall, grace string) (root, runsDir string, pids []int) {
+func startEscaper(t *testing.T, wall, grace string) (runsDir, id string, pids []int) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	root = t.TempDir()
+	root := t.TempDir()
 	runsDir = filepath.Join(root, ".rlxp", "runs")
 	p := &Plan{Experiment: "esc", Backend: runs.Local, Root: root, WallClock: contract.Duration(wall), Grace: contract.Duration(grace),
 		Nodes: 1, Concurrency: 1, Runs: []Run{{Seed: 0, RunDir: "runs/esc/seed0", Command: escaper}}}
-	ids := []string{"r0"}
+	// The id is the run's tag in its processes' environment: unique, so
+	// that a sweep finds this test's processes and no other's.
+	ids := []string{fmt.Sprintf("r%d-%d", os.Getpid(), time.Now().UnixNano())}
 	for _, rec := range p.Records(ids, time.Now()) {
 		if err := runs.Write(runsDir, rec); err != nil {
 			t.Fatal(err)
 		}
 	}
+	id = ids[0]
 	started, err := StartLocal(exe, []string{"rlxp", "supervise"}, Job{Plan: p, IDs: ids, RunsDir: runsDir})
 	if err != nil || len(started) != 1 {
 		t.Fatalf("StartLocal = %v, %v", started, err)
@@ -76,7 +80,7 @@ func startEscaper(t *testing.T, wall, grace string) (root, runsDir string, pids 
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})
-	return root, runsDir, pids
+	return runsDir, id, pids
 }
 
 // waitPID waits for the file a process writes with its pid.
@@ -100,11 +104,11 @@ func waitPID(t *testing.T, path string) int {
 }
 
 // waitEnd waits up to limit for the run's record to have an end.
-func waitEnd(t *testing.T, runsDir string, limit time.Duration) runs.Record {
+func waitEnd(t *testing.T, runsDir, id string, limit time.Duration) runs.Record {
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for {
-		rec, err := runs.Read(runs.Path(runsDir, "r0"))
+		rec, err := runs.Read(runs.Path(runsDir, id))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,8 +134,8 @@ func running(pid int) bool {
 }
 
 func TestEscapersStoppedAtAllowance(t *testing.T) {
-	_, runsDir, pids := startEscaper(t, "1s", "1s")
-	rec := waitEnd(t, runsDir, 30*time.Second)
+	runsDir, id, pids := startEscaper(t, "1s", "1s")
+	rec := waitEnd(t, runsDir, id, 30*time.Second)
 	if rec.StoppedBy != runs.StoppedBudget || !strings.HasSuffix(rec.Note, "then KILL after 1s") {
 		t.Errorf("record: stopped by %q, note %q", rec.StoppedBy, rec.Note)
 	}
@@ -148,8 +152,8 @@ func TestEscapersStoppedAtAllowance(t *testing.T) {
 }
 
 func TestSupervisorKilled(t *testing.T) {
-	_, runsDir, pids := startEscaper(t, "1h", "30s")
-	rec, err := runs.Read(runs.Path(runsDir, "r0"))
+	runsDir, id, pids := startEscaper(t, "1h", "30s")
+	rec, err := runs.Read(runs.Path(runsDir, id))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +161,7 @@ func TestSupervisorKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	killed := time.Now()
-	rec = waitEnd(t, runsDir, 2*time.Second)
+	rec = waitEnd(t, runsDir, id, 2*time.Second)
 	for _, pid := range append(pids, rec.PID) {
 		for running(pid) {
 			if time.Since(killed) > 2*time.Second {
@@ -172,8 +176,8 @@ func TestSupervisorKilled(t *testing.T) {
 }
 
 func TestShepherdKilled(t *testing.T) {
-	_, runsDir, pids := startEscaper(t, "1h", "30s")
-	rec, err := runs.Read(runs.Path(runsDir, "r0"))
+	runsDir, id, pids := startEscaper(t, "1h", "30s")
+	rec, err := runs.Read(runs.Path(runsDir, id))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +185,7 @@ func TestShepherdKilled(t *testing.T) {
 	if err := syscall.Kill(shepherd, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	rec = waitEnd(t, runsDir, 10*time.Second)
+	rec = waitEnd(t, runsDir, id, 10*time.Second)
 	for _, pid := range pids {
 		if running(pid) {
 			t.Errorf("pid %d outlived its shepherd", pid)
@@ -209,4 +213,41 @@ func ppid(t *testing.T, pid int) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+func TestSweepAfterSupervisionKilled(t *testing.T) {
+	runsDir, id, pids := startEscaper(t, "1h", "30s")
+	rec, err := runs.Read(runs.Path(runsDir, id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shepherd := ppid(t, rec.PID)
+	// Both at once: nothing of rlxp is left to stop the run.
+	syscall.Kill(rec.Supervisor, syscall.SIGKILL)
+	syscall.Kill(shepherd, syscall.SIGKILL)
+	for running(rec.Supervisor) || running(shepherd) || running(rec.PID) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, pid := range pids {
+		if !running(pid) {
+			t.Fatalf("escaper %d died with its supervision: nothing left to sweep", pid)
+		}
+	}
+	recs := []runs.Record{rec}
+	if err := Sweep(context.Background(), probe.System(), runsDir, recs, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	swept := waitEnd(t, runsDir, id, time.Second)
+	if swept.StoppedBy != runs.StoppedWatchdog || !strings.Contains(swept.Note, "sent KILL to the 2 processes still running") {
+		t.Errorf("swept record: stopped by %q, note %q", swept.StoppedBy, swept.Note)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for _, pid := range pids {
+		for running(pid) {
+			if time.Now().After(deadline) {
+				t.Fatalf("escaper %d survived the sweep", pid)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 }

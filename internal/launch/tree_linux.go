@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"syscall"
@@ -66,4 +67,26 @@ func signalTree(sig syscall.Signal, pgid int, prune map[int]bool) int {
 // shepherd: Pdeathsig reaches the direct child, the subreaper the rest.
 func runAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
+
+// tagged are the live processes whose environment, as they were started,
+// sets RLXP_RUN_ID to id: what is left of a run whose supervision died. A
+// process that cleared its environment before exec is not found.
+func tagged(id string) []int {
+	procs, err := probe.Procs(probe.System())
+	if err != nil {
+		return nil
+	}
+	want := []byte("RLXP_RUN_ID=" + id + "\x00")
+	var out []int
+	for _, p := range procs {
+		if !p.Alive() || p.PID == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", p.PID))
+		if err == nil && (bytes.HasPrefix(env, want) || bytes.Contains(env, append([]byte{0}, want...))) {
+			out = append(out, p.PID)
+		}
+	}
+	return out
 }
