@@ -49,6 +49,15 @@ type Band struct {
 	// Wall is the mean time since each seed's first point, in seconds, at
 	// each grid step; nil unless every point has a wall time.
 	Wall []float64 `json:"wall,omitempty"`
+	// Seeds are the seeds' values at the grid steps: smoothing them there
+	// keeps the seeds and their mean on the same points.
+	Seeds []GridSeed `json:"seeds,omitempty"`
+}
+
+// GridSeed is one seed's values interpolated at a band's grid steps.
+type GridSeed struct {
+	Run    string    `json:"run"`
+	Values []float64 `json:"values"`
 }
 
 // Once says whether every seed logged at most one point: such a metric
@@ -91,9 +100,11 @@ func Aggregate(groups []Group) {
 
 func band(seeds []Seed) Band {
 	var curves [][]metrics.Point
+	var runs []string
 	for _, s := range seeds {
 		if len(s.Points) > 0 {
 			curves = append(curves, s.Points)
+			runs = append(runs, s.Run)
 		}
 	}
 	b := Band{Steps: []int64{}, Mean: []float64{}, N: len(curves)}
@@ -118,6 +129,10 @@ func band(seeds []Seed) Band {
 	if wall {
 		b.Wall = []float64{}
 	}
+	b.Seeds = make([]GridSeed, len(curves))
+	for i, run := range runs {
+		b.Seeds[i] = GridSeed{Run: run, Values: make([]float64, 0, len(b.Steps))}
+	}
 	at := make([]int, len(curves)) // each curve's cursor: steps rise
 	vs := make([]float64, len(curves))
 	ws := make([]float64, len(curves))
@@ -125,6 +140,7 @@ func band(seeds []Seed) Band {
 		for i, c := range curves {
 			p := interpolate(c, &at[i], step)
 			vs[i], ws[i] = p.Value, p.WallTime-c[0].WallTime
+			b.Seeds[i].Values = append(b.Seeds[i].Values, p.Value)
 		}
 		s := score.Summarize(vs)
 		b.Mean = append(b.Mean, s.Mean)

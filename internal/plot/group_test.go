@@ -40,6 +40,9 @@ func TestBandIsScoreCI(t *testing.T) {
 			t.Errorf("step %d: mean %v [%v, %v], want %v %v", b.Steps[i], b.Mean[i], b.Lo[i], b.Hi[i], want.Mean, *want.CI95)
 		}
 	}
+	if d := cmp.Diff([]GridSeed{{"a", []float64{2, 4}}, {"b", []float64{4.5, 6}}, {"c", []float64{0, 1}}}, b.Seeds); d != "" {
+		t.Errorf("seeds on the grid (-want +got):\n%s", d)
+	}
 	if b.N != 3 || g[0].Dots != nil || b.Wall != nil {
 		t.Errorf("band: %+v", b)
 	}

@@ -139,11 +139,19 @@ function series(g, c) {
     }
   }
   for (const s of g.seeds) {
+    // Smoothed, a seed is drawn from its values on the band's grid, so
+    // that the smoothed mean is the mean of the smoothed seeds (the EMA is
+    // linear); unsmoothed, from its points as logged.
+    const onGrid = c.smoothing > 0 && xs && (g.band.seeds || []).find(x => x.run === s.run);
+    if (onGrid) {
+      const v = smooth(onGrid.values, c.smoothing);
+      out.seeds.push({ run: s.run, seed: s.seed, label: s.label, pts: xs.map((x, i) => [x, v[i], g.band.steps[i]]) });
+      continue;
+    }
     const t0 = s.points.length ? s.points[0][2] : 0;
     const ok = !wall || s.points.every(p => p[2] > 0);
-    const v = smooth(s.points.map(p => p[1]), c.smoothing);
     out.seeds.push({ run: s.run, seed: s.seed, label: s.label,
-      pts: ok ? s.points.map((p, i) => [wall ? p[2] - t0 : p[0], v[i], p[0]]) : [] });
+      pts: ok ? s.points.map(p => [wall ? p[2] - t0 : p[0], p[1], p[0]]) : [] });
   }
   return out;
 }
