@@ -371,6 +371,20 @@ func (a *assembler) moduleFile(mod string) string {
 	return ""
 }
 
+// evalName reports a file name one of whose words names held-out data
+// (test.csv, val_metrics.jsonl), not one that merely contains the letters
+// (values.csv, value_loss.csv, latest.jsonl).
+func evalName(name string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+	}) {
+		if evalSegment(w) {
+			return true
+		}
+	}
+	return false
+}
+
 // evalWords are names of entry points that evaluate a policy.
 func evalWord(w string) bool {
 	switch w {
@@ -946,7 +960,7 @@ func (a *assembler) outputs() {
 				p = "{" + o.dirVar + "}/" + o.name
 			}
 			role := "train"
-			if nameKind(o.name) == "eval" || fileKind == "eval" || lowerHas(o.name, "test", "val") {
+			if nameKind(o.name) == "eval" || fileKind == "eval" || evalName(o.name) {
 				role = "eval"
 			}
 			if o.kind == "checkpoint" || o.kind == "config" || o.kind == "logdir" && role == "train" {

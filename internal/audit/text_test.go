@@ -200,3 +200,24 @@ func TestDeepNesting(t *testing.T) {
 		t.Error("shallow misjudges nesting")
 	}
 }
+
+// TestHeldOutNames: held-out evaluation is named by a word of its own
+// (val, test, eval), never by letters inside another word.
+func TestHeldOutNames(t *testing.T) {
+	for name, want := range map[string]bool{
+		"eval.jsonl": true, "test_metrics.csv": true, "val.csv": true, "validation.jsonl": true,
+		"values.csv": false, "value_loss.csv": false, "latest.jsonl": false, "interval.csv": false, "progress.csv": false,
+	} {
+		if got := evalName(name); got != want {
+			t.Errorf("evalName(%q) = %v, want %v", name, got, want)
+		}
+	}
+	for tag, want := range map[string]string{
+		"val/accuracy": roleEval, "eval/mean_return": roleEval, "test/reward": roleEval,
+		"train/value_loss": "loss", "critic/values/mean": roleOther, "losses/value_loss": "loss",
+	} {
+		if got := tagRole(tag); got != want {
+			t.Errorf("tagRole(%q) = %q, want %q", tag, got, want)
+		}
+	}
+}
