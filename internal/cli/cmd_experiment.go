@@ -154,6 +154,13 @@ func runExperimentAdd(ctx context.Context, env *Env, o *experimentAddOptions, ar
 	if err := set.Add(e, l.Contract.Scope); err != nil {
 		return fmt.Errorf("%w (%s)", err, l.Where("scope"))
 	}
+	if l.Complete("evaluation") {
+		for _, c := range gate.Fit(gate.Input{Contract: l, Experiments: set, Experiment: e}).Conditions {
+			if c.Check == "seeds" && !c.OK {
+				return fmt.Errorf("%s (%s)", c.Detail, l.Where("evaluation"))
+			}
+		}
+	}
 	// The gate checks the budget again at launch; refusing here spares a
 	// human the review of an experiment that could never run.
 	if l.Complete("budget") && l.Complete("hardware") {

@@ -6,6 +6,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rlxp/rlxp/internal/budget"
+	"github.com/rlxp/rlxp/internal/check"
 	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/gate"
 )
@@ -26,10 +28,14 @@ func newGateCmd() *Command {
 		Long: `Gate answers "may this experiment launch?" from the contract and the
 experiment alone. It is open only when all seven contract sections are
 approved and current, the experiment is approved and current, every
-parameter, file and category is inside the scope, and the budget has room:
+parameter, file and category is inside the scope, no training seed is
+inside the held-out evaluation seeds (evaluation.held_out_seeds, or the
+smallest to the largest evaluation seed), and the budget has room:
 runs left, GPU-hours left (after what runs/ has spent and what other
 approved experiments have reserved), and a per-run wall-clock within the
-maximum. Every unmet condition is listed.
+maximum. The runs needed are counted as check counts them: the seeds
+without a clean finish, or all of them again when each has one. Approvals
+are read from .rlxp/approvals.jsonl alone. Every unmet condition is listed.
 
 Without EXPERIMENT only the contract conditions are checked.
 
@@ -69,9 +75,21 @@ func runGate(ctx context.Context, env *Env, o *gateOptions, args []string) error
 			return err
 		}
 		in.Experiments, in.Experiment = set, e
-		if in.Spend, err = loadSpend(ctx, r, l); err != nil {
+		recs, err := loadRuns(ctx, r)
+		if err != nil {
 			return err
 		}
+		if in.Spend, err = budget.Sum(recs, l.Contract.Budget.MaxRunWallClock.Value()); err != nil {
+			return err
+		}
+		// The runs a launch would start, counted as check counts them: the
+		// seeds without a clean finish, or, when every seed has one, all of
+		// them again (a relaunch).
+		seeds := check.Seeds(recs, e, nil)
+		if len(seeds) == 0 {
+			seeds = e.Seeds
+		}
+		in.Runs = len(seeds)
 	}
 	a := gate.Evaluate(in)
 	if o.json {

@@ -27,6 +27,17 @@ func (l *Loaded) consistency() []Finding {
 			break
 		}
 	}
+	if r, ok := c.Evaluation.HeldOutRange(); ok {
+		if h := c.Evaluation.HeldOutSeeds; h != nil && h.To != nil && *h.To < h.From {
+			add("error", []string{"evaluation", "held_out_seeds", "to"}, "to %d is below from %d", *h.To, h.From)
+		}
+		for i, s := range c.Baseline.Seeds {
+			if r.Contains(s) {
+				add("error", []string{"baseline", "seeds", fmt.Sprint(i)}, "training seed %d is inside the held-out evaluation seeds %s", s, r)
+				break
+			}
+		}
+	}
 
 	p := c.Metrics.Primary
 	if !p.HeldOut {

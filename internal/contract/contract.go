@@ -115,11 +115,47 @@ type Baseline struct {
 }
 
 type Evaluation struct {
-	Command  string `json:"command"`
-	Source   string `json:"source"`
-	Episodes int    `json:"episodes"`
-	Seeds    []int  `json:"seeds"`
-	HeldOut  string `json:"held_out"`
+	Command      string     `json:"command"`
+	Source       string     `json:"source"`
+	Episodes     int        `json:"episodes"`
+	Seeds        []int      `json:"seeds"`
+	HeldOut      string     `json:"held_out"`
+	HeldOutSeeds *SeedRange `json:"held_out_seeds,omitempty"`
+}
+
+// A SeedRange is from..to inclusive; To nil means no end.
+type SeedRange struct {
+	From int  `json:"from"`
+	To   *int `json:"to,omitempty"`
+}
+
+// HeldOutRange returns the seeds no training run may use: held_out_seeds when
+// the contract states them, else the smallest to the largest evaluation
+// seed. ok is false when there are none.
+func (e Evaluation) HeldOutRange() (r SeedRange, ok bool) {
+	if e.HeldOutSeeds != nil {
+		return *e.HeldOutSeeds, true
+	}
+	if len(e.Seeds) == 0 {
+		return SeedRange{}, false
+	}
+	lo, hi := e.Seeds[0], e.Seeds[0]
+	for _, s := range e.Seeds {
+		lo, hi = min(lo, s), max(hi, s)
+	}
+	return SeedRange{From: lo, To: &hi}, true
+}
+
+// Contains reports whether seed is in the range.
+func (r SeedRange) Contains(seed int) bool {
+	return seed >= r.From && (r.To == nil || seed <= *r.To)
+}
+
+func (r SeedRange) String() string {
+	if r.To == nil {
+		return fmt.Sprintf("%d and above", r.From)
+	}
+	return fmt.Sprintf("%d..%d", r.From, *r.To)
 }
 
 // An Approval records who approved a section, when, and what content.

@@ -149,11 +149,45 @@ func (a *Answer) fit(in Input) {
 		}
 	}
 
+	if in.Contract.Complete("evaluation") {
+		a.checkHeldOut(e, c.Evaluation)
+	} else {
+		add("seeds", false, "cannot check: the evaluation section, which holds the held-out seeds, is incomplete")
+	}
+
 	if !in.Contract.Complete("budget") || !in.Contract.Complete("hardware") {
 		add("budget", false, "cannot check: the budget or hardware section is incomplete")
 	} else {
 		a.Budget = checkBudget(in, c, add)
 	}
+}
+
+// checkHeldOut refuses training seeds inside the protocol's held-out
+// evaluation seeds: a policy trained on them is scored on what it saw.
+func (a *Answer) checkHeldOut(e *experiment.Experiment, ev contract.Evaluation) {
+	r, ok := ev.HeldOutRange()
+	if !ok {
+		a.add("seeds", true, "training seeds %v; the contract holds out no evaluation seeds", e.Seeds)
+		return
+	}
+	var inside []string
+	for _, s := range e.Seeds {
+		if r.Contains(s) {
+			inside = append(inside, fmt.Sprint(s))
+		}
+	}
+	if len(inside) > 0 {
+		a.add("seeds", false, "training seed%s %s inside the held-out evaluation seeds %s", pluralS(len(inside)), strings.Join(inside, ", "), r)
+		return
+	}
+	a.add("seeds", true, "training seeds %v outside the held-out evaluation seeds %s", e.Seeds, r)
+}
+
+func pluralS(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 func (a *Answer) finish() {

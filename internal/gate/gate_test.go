@@ -46,6 +46,30 @@ func approved(e *experiment.Experiment) *experiment.Experiment {
 	return e
 }
 
+func condition(a Answer, check string) Condition {
+	for _, c := range a.Conditions {
+		if c.Check == check {
+			return c
+		}
+	}
+	return Condition{}
+}
+
+// TestHeldOutSeeds: the range the contract states, or the evaluation
+// seeds' own; the answer names the seeds and the range.
+func TestHeldOutSeeds(t *testing.T) {
+	l := loadContract(t)
+	e := &experiment.Experiment{ID: "a", Seeds: []int{3, 10000, 10002}}
+	if got, want := condition(Fit(Input{Contract: l, Experiment: e}), "seeds").Detail, "training seeds 10000, 10002 inside the held-out evaluation seeds 10000..10002"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	l.Contract.Evaluation.HeldOutSeeds = &contract.SeedRange{From: 1000}
+	e.Seeds = []int{0, 999, 123456}
+	if got, want := condition(Fit(Input{Contract: l, Experiment: e}), "seeds"), (Condition{"seeds", false, "training seed 123456 inside the held-out evaluation seeds 1000 and above"}); got != want {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+}
+
 func unmet(a Answer) []string {
 	var out []string
 	for _, c := range a.Conditions {
@@ -88,6 +112,8 @@ func TestEvaluate(t *testing.T) {
 			[]*experiment.Experiment{approved(exp("b", 0, 1, 2, 3, 4, 5, 6, 7, 8, 9))}, budget.Spend{}, []string{"budget.runs", "budget.gpu_hours"}},
 		{"proposed experiments reserve nothing", all, approved(exp("a", 0, 1, 2)),
 			[]*experiment.Experiment{exp("b", 0, 1, 2, 3, 4, 5, 6, 7, 8, 9)}, budget.Spend{}, nil},
+		{"training seeds inside the held-out evaluation seeds", all, approved(exp("a", 0, 10001, 10002)), nil, budget.Spend{}, []string{"seeds"}},
+		{"seeds past the held-out ones are training seeds", all, approved(exp("a", 0, 10003)), nil, budget.Spend{}, nil},
 		{"wall clock over the maximum", all, func() *experiment.Experiment { e := exp("a", 0); e.WallClock = "11m"; return approved(e) }(), nil, budget.Spend{}, []string{"budget.wall_clock"}},
 	}
 	for _, tt := range tests {
@@ -158,7 +184,7 @@ func TestFit(t *testing.T) {
 		})
 	}
 	a := Fit(Input{Contract: loadContract(t), Experiments: &experiment.Set{}, Experiment: exp("a", 3), Pending: []*experiment.Experiment{exp("p", 10)}})
-	if got, want := a.Conditions[1].Detail, "needs 3 runs; 2 of 12 left (0 spent, 10 reserved by other approved experiments and the proposals made with this one)"; got != want {
+	if got, want := condition(a, "budget.runs").Detail, "needs 3 runs; 2 of 12 left (0 spent, 10 reserved by other approved experiments and the proposals made with this one)"; got != want {
 		t.Errorf("budget.runs detail:\n got %q\nwant %q", got, want)
 	}
 }
