@@ -1,0 +1,350 @@
+package metrics
+
+import (
+	"math"
+	"math/bits"
+)
+
+// Numbers. Most metric values are decimals of at most 19 significant
+// digits with a small exponent; those are converted here, exactly, with
+// 128-bit integer arithmetic while scanning, and everything else goes to
+// strconv.ParseFloat. Both give the correctly rounded float64.
+
+// decToFloat returns m × 10^e correctly rounded, or false when it cannot
+// do so exactly (exponent out of range, or a subnormal result).
+func decToFloat(m uint64, e int) (float64, bool) {
+	if m == 0 {
+		return 0, true
+	}
+	// Clinger's fast path: m and 10^|e| are exact doubles, so one
+	// multiplication or division rounds correctly. Most logged values
+	// (%.6g, float32 reprs) take it.
+	if m < 1<<53 && e >= -22 && e <= 22 {
+		if e >= 0 {
+			return float64(m) * exactPow10[e], true
+		}
+		return float64(m) / exactPow10[-e], true
+	}
+	if e >= 0 {
+		if e > 19 {
+			return 0, false
+		}
+		hi, lo := bits.Mul64(m, pow10(e))
+		if hi == 0 {
+			lz := bits.LeadingZeros64(lo)
+			return roundTop(lo<<lz, false, -lz)
+		}
+		lz := bits.LeadingZeros64(hi)
+		q := hi << lz
+		if lz > 0 {
+			q |= lo >> (64 - lz)
+		}
+		return roundTop(q, lo<<lz != 0, 64-lz)
+	}
+	k := -e
+	if k > 27 {
+		return 0, false
+	}
+	// m / 10^k = m / 5^k × 2^-k. With both normalized to a top bit of
+	// 2^63, N/D lies in (1/2, 2), so q = floor(N × 2^63 / D) has 63 or 64
+	// bits and the remainder tells whether anything was cut off.
+	d := pow5(k)
+	sm, sd := bits.LeadingZeros64(m), bits.LeadingZeros64(d)
+	n, dn := m<<sm, d<<sd
+	q, r := bits.Div64(n>>1, n<<63, dn)
+	return roundTop(q, r != 0, sd-sm-63-k)
+}
+
+// roundTop returns (q + f) × 2^exp rounded to 53 bits, half to even,
+// where f in [0, 1) is nonzero exactly when sticky is set. q has its top
+// bit at 62 or 63.
+func roundTop(q uint64, sticky bool, exp int) (float64, bool) {
+	shift := 64 - bits.LeadingZeros64(q) - 53
+	mant := q >> shift
+	rem := q & (1<<shift - 1)
+	half := uint64(1) << (shift - 1)
+	if rem > half || rem == half && (sticky || mant&1 == 1) {
+		mant++
+	}
+	exp += shift
+	if mant == 1<<53 {
+		mant >>= 1
+		exp++
+	}
+	// mant is in [2^52, 2^53): the value is mant × 2^exp, a normal float
+	// when its exponent fits; subnormals and overflow go to strconv.
+	e := exp + 52 + 1023
+	if e < 1 || e > 2046 {
+		return 0, false
+	}
+	return math.Float64frombits(uint64(e)<<52 | mant&(1<<52-1)), true
+}
+
+// exactPow10 holds the powers of ten that doubles represent exactly.
+var exactPow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+func pow5(k int) uint64 {
+	switch k {
+	case 0:
+		return 1
+	case 1:
+		return 5
+	case 2:
+		return 25
+	case 3:
+		return 125
+	case 4:
+		return 625
+	case 5:
+		return 3125
+	case 6:
+		return 15625
+	case 7:
+		return 78125
+	case 8:
+		return 390625
+	case 9:
+		return 1953125
+	case 10:
+		return 9765625
+	case 11:
+		return 48828125
+	case 12:
+		return 244140625
+	case 13:
+		return 1220703125
+	case 14:
+		return 6103515625
+	case 15:
+		return 30517578125
+	case 16:
+		return 152587890625
+	case 17:
+		return 762939453125
+	case 18:
+		return 3814697265625
+	case 19:
+		return 19073486328125
+	case 20:
+		return 95367431640625
+	case 21:
+		return 476837158203125
+	case 22:
+		return 2384185791015625
+	case 23:
+		return 11920928955078125
+	case 24:
+		return 59604644775390625
+	case 25:
+		return 298023223876953125
+	case 26:
+		return 1490116119384765625
+	case 27:
+		return 7450580596923828125
+	}
+	return 0
+}
+
+func pow10(k int) uint64 {
+	switch k {
+	case 0:
+		return 1
+	case 1:
+		return 10
+	case 2:
+		return 100
+	case 3:
+		return 1000
+	case 4:
+		return 10000
+	case 5:
+		return 100000
+	case 6:
+		return 1000000
+	case 7:
+		return 10000000
+	case 8:
+		return 100000000
+	case 9:
+		return 1000000000
+	case 10:
+		return 10000000000
+	case 11:
+		return 100000000000
+	case 12:
+		return 1000000000000
+	case 13:
+		return 10000000000000
+	case 14:
+		return 100000000000000
+	case 15:
+		return 1000000000000000
+	case 16:
+		return 10000000000000000
+	case 17:
+		return 100000000000000000
+	case 18:
+		return 1000000000000000000
+	case 19:
+		return 10000000000000000000
+	}
+	return 0
+}
+
+// scanJSONNumber scans the JSON number, or NaN, Infinity or -Infinity, at
+// b[i:] and returns its end, or -1 when there is none or it runs into
+// other letters or digits. With value set it also returns the number.
+func scanJSONNumber(b []byte, i int, value bool) (int, float64) {
+	n, start := len(b), i
+	neg := false
+	if i < n && b[i] == '-' {
+		neg = true
+		i++
+	}
+	if i >= n {
+		return -1, 0
+	}
+	var m uint64
+	nd, exp := 0, 0
+	big := false
+	switch c := b[i]; {
+	case c == '0':
+		i++
+	case c >= '1' && c <= '9':
+		for i < n && b[i] >= '0' && b[i] <= '9' {
+			if nd < 19 {
+				m = m*10 + uint64(b[i]-'0')
+				nd++
+			} else {
+				big = true
+			}
+			i++
+		}
+	case c == 'N' && !neg:
+		if n-i >= 3 && b[i+1] == 'a' && b[i+2] == 'N' && (i+3 == n || !isRunByte(b[i+3])) {
+			return i + 3, math.NaN()
+		}
+		return -1, 0
+	case c == 'I':
+		if n-i >= 8 && string(b[i:i+8]) == "Infinity" && (i+8 == n || !isRunByte(b[i+8])) {
+			if neg {
+				return i + 8, math.Inf(-1)
+			}
+			return i + 8, math.Inf(1)
+		}
+		return -1, 0
+	default:
+		return -1, 0
+	}
+	if i < n && b[i] == '.' {
+		i++
+		s := i
+		for i < n && b[i] >= '0' && b[i] <= '9' {
+			d := b[i] - '0'
+			switch {
+			case m == 0 && d == 0:
+				exp--
+			case nd < 19:
+				m = m*10 + uint64(d)
+				nd++
+				exp--
+			default:
+				big = true
+			}
+			i++
+		}
+		if i == s {
+			return -1, 0
+		}
+	}
+	if i < n && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		eneg := false
+		if i < n && (b[i] == '+' || b[i] == '-') {
+			eneg = b[i] == '-'
+			i++
+		}
+		s, e := i, 0
+		for i < n && b[i] >= '0' && b[i] <= '9' {
+			if e < 100000 {
+				e = e*10 + int(b[i]-'0')
+			}
+			i++
+		}
+		if i == s {
+			return -1, 0
+		}
+		if eneg {
+			e = -e
+		}
+		exp += e
+	}
+	if i < n && isRunByte(b[i]) {
+		return -1, 0
+	}
+	if !value {
+		return i, 0
+	}
+	if !big {
+		if v, ok := decToFloat(m, exp); ok {
+			if neg {
+				v = -v
+			}
+			return i, v
+		}
+	}
+	v, _ := parseFloat(b[start:i])
+	return i, v
+}
+
+// skipJSONNumber is scanJSONNumber for a value nobody wants: it checks
+// the spelling and finds the end without computing anything.
+func skipJSONNumber(b []byte, i int) int {
+	n, start := len(b), i
+	if i < n && b[i] == '-' {
+		i++
+	}
+	if i >= n {
+		return -1
+	}
+	switch c := b[i]; {
+	case c == '0':
+		i++
+	case c-'1' < 9:
+		i++
+		for i < n && b[i]-'0' < 10 {
+			i++
+		}
+	default: // NaN, Infinity, or no number at all
+		e, _ := scanJSONNumber(b, start, false)
+		return e
+	}
+	if i < n && b[i] == '.' {
+		i++
+		s := i
+		for i < n && b[i]-'0' < 10 {
+			i++
+		}
+		if i == s {
+			return -1
+		}
+	}
+	if i < n && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < n && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		s := i
+		for i < n && b[i]-'0' < 10 {
+			i++
+		}
+		if i == s {
+			return -1
+		}
+	}
+	if i < n && isRunByte(b[i]) {
+		return -1
+	}
+	return i
+}

@@ -1,0 +1,857 @@
+package metrics
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"math/bits"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// The decode pass of the tfevents reader: workers decode the chunks
+// found by the scan into batches, delivered to the sink in file order.
+
+// tfTag is a tag, shared by the workers and the delivering goroutine.
+type tfTag struct {
+	name string
+	// want is tfWantUnknown until the delivering goroutine has asked the
+	// sink; workers read it to stop decoding values nobody wants.
+	want atomic.Int32
+	// plugin comes from the latest metadata in file order (metadata may
+	// come only with a tag's first value); only the delivering goroutine
+	// touches it.
+	plugin string
+}
+
+const (
+	tfWantUnknown = iota
+	tfWantYes
+	tfWantNo
+)
+
+// tfRegistry holds the read's tags.
+type tfRegistry struct {
+	mu   sync.Mutex
+	tags map[string]*tfTag
+}
+
+func (r *tfRegistry) get(name []byte) *tfTag {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t := r.tags[string(name)]
+	if t == nil {
+		t = &tfTag{name: string(name)}
+		r.tags[t.name] = t
+	}
+	return t
+}
+
+// A tfEntry is one decoded value, or a change to a tag's plugin.
+type tfEntry struct {
+	t     *tfTag
+	step  int64
+	wall  float64
+	value float64
+}
+
+// What an entry is, in its flags byte.
+const (
+	tfeSimple    = iota // a simple_value
+	tfeTensor           // a tensor, a scalar if its tag's plugin is "scalars"
+	tfeTensorErr        // a tensor that does not decode: an error if its tag is wanted
+	tfePlugin           // metadata naming the tag's plugin
+	tfeKind      = 0x0f
+	tfeOrphan    = 0x80 // discarded by a later restart
+)
+
+// tfExtra is what an entry other than a simple value also carries.
+type tfExtra struct {
+	off int64  // the record's offset
+	aux string // tfeTensor: why it is not a scalar ("" when it is); tfeTensorErr: the error; tfePlugin: the plugin
+}
+
+// tfBatch holds the decoded values of one chunk.
+type tfBatch struct {
+	entries []tfEntry
+	flags   []uint8   // one per entry
+	extras  []tfExtra // one per entry that is not a simple value, in order
+	err     error     // what stopped the chunk after these entries
+}
+
+func (b *tfBatch) reset() {
+	b.entries, b.flags, b.extras, b.err = b.entries[:0], b.flags[:0], b.extras[:0], nil
+}
+
+// tfJob is a chunk given to a worker.
+type tfJob struct {
+	chunk tfChunk
+	out   chan *tfBatch
+}
+
+// tfDelivery is the delivering side of the decode pass.
+type tfDelivery struct {
+	sink    Sink
+	path    string
+	points  int64
+	dropped int64
+	skipped map[string]int64
+}
+
+func (dv *tfDelivery) skip(kind string) {
+	tfCount(dv.skipped, kind, 1)
+}
+
+// tfCount adds n to a skip count, folding kinds past tfMaxSkipKinds into "other".
+func tfCount(m map[string]int64, kind string, n int64) {
+	if _, ok := m[kind]; !ok && len(m) >= tfMaxSkipKinds {
+		kind = "other"
+	}
+	m[kind] += n
+}
+
+const tfMaxSkipKinds = 16
+
+// deliver hands a batch's points to the sink.
+func (dv *tfDelivery) deliver(b *tfBatch) error {
+	x := 0 // next extra
+	for i := range b.entries {
+		e := &b.entries[i]
+		t := e.t
+		kind := b.flags[i] & tfeKind
+		var extra tfExtra
+		if kind != tfeSimple {
+			extra = b.extras[x]
+			x++
+		}
+		switch kind {
+		case tfePlugin:
+			t.plugin = extra.aux
+			continue
+		case tfeTensor, tfeTensorErr:
+			if t.plugin != "scalars" {
+				if t.plugin == "" {
+					dv.skip("tensors without a plugin")
+				} else {
+					dv.skip(t.plugin)
+				}
+				continue
+			}
+		}
+		want := t.want.Load()
+		if want == tfWantUnknown {
+			want = tfWantNo
+			if dv.sink.Want(t.name) {
+				want = tfWantYes
+			}
+			t.want.Store(want)
+		}
+		if want != tfWantYes {
+			continue
+		}
+		switch {
+		case kind == tfeTensorErr:
+			return &Error{Path: dv.path, Offset: extra.off, Msg: extra.aux}
+		case kind == tfeTensor && extra.aux != "":
+			dv.skip(extra.aux)
+			continue
+		case b.flags[i]&tfeOrphan != 0:
+			dv.dropped++
+			continue
+		}
+		if err := dv.sink.Point(t.name, Point{Step: e.step, WallTime: e.wall, Value: e.value}); err != nil {
+			return err
+		}
+		dv.points++
+	}
+	return b.err
+}
+
+// decodePass decodes the chunks on workers and delivers their points in order.
+func (st *tfReadState) decodePass(scan tfScan, dv *tfDelivery) error {
+	reg := &tfRegistry{tags: make(map[string]*tfTag)}
+	workers := max(1, min(runtime.GOMAXPROCS(0), tfMaxWorkers, len(scan.chunks)))
+	ahead := 2 * workers // chunks handed out before their turn
+	jobs := make(chan *tfJob, ahead)
+	// Enough batches that the chunk whose turn it is always gets one: the
+	// others are held by at most ahead-1 decoded chunks waiting their turn
+	// and workers-1 chunks being decoded.
+	batches := make(chan *tfBatch, ahead+workers+1)
+	for range cap(batches) {
+		batches <- new(tfBatch)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var pool []*tfWorker
+	for range workers {
+		wk := st.newWorker(reg, scan.restarts)
+		pool = append(pool, wk)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			wk.run(jobs, batches, stop)
+		}()
+	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			close(stop)
+		}
+		wg.Wait()
+	}()
+	inline := st.newWorker(reg, scan.restarts) // for the large records
+	inline.batch = new(tfBatch)
+
+	var queue []*tfJob
+	sent := 0
+	for range scan.chunks {
+		for sent < len(scan.chunks) && len(queue) < ahead {
+			j := &tfJob{chunk: scan.chunks[sent], out: make(chan *tfBatch, 1)}
+			if !j.chunk.large {
+				jobs <- j
+			}
+			queue = append(queue, j)
+			sent++
+		}
+		j := queue[0]
+		queue = queue[1:]
+		if j.chunk.large {
+			b := inline.large(j.chunk)
+			err := dv.deliver(b)
+			b.reset()
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		b := <-j.out
+		err := dv.deliver(b)
+		b.reset()
+		batches <- b
+		if err != nil {
+			return err
+		}
+	}
+	close(jobs)
+	stopped = true
+	wg.Wait()
+	for _, wk := range append(pool, inline) {
+		for k, n := range wk.skipped {
+			tfCount(dv.skipped, k, n)
+		}
+	}
+	return nil
+}
+
+// tfWorker decodes records into batches.
+type tfWorker struct {
+	st       *tfReadState
+	reg      *tfRegistry
+	local    map[string]*tfLocalTag
+	last     *tfLocalTag // the tag of the previous value
+	skipped  map[string]int64
+	restarts []tfRestart
+	batch    *tfBatch // of the chunk being decoded
+	buf      []byte
+
+	gen       int   // chunks taken, counting from 1
+	off       int64 // the record being decoded
+	wall      float64
+	step      int64
+	next      int   // first restart after the record
+	threshold int64 // points with step >= threshold are orphaned by restarts[next]
+	purge     bool
+}
+
+// tfLocalTag is a worker's view of a tag.
+type tfLocalTag struct {
+	t      *tfTag
+	next   *tfLocalTag // the tag that followed this one last time
+	plugin string      // the plugin last passed on for it in chunk gen
+	gen    int
+}
+
+func (st *tfReadState) newWorker(reg *tfRegistry, restarts []tfRestart) *tfWorker {
+	wk := &tfWorker{st: st, reg: reg, local: make(map[string]*tfLocalTag), skipped: make(map[string]int64),
+		restarts: restarts}
+	if wk.purge = len(restarts) > 0; wk.purge {
+		wk.threshold = restarts[0].step
+	}
+	return wk
+}
+
+func (wk *tfWorker) errorf(format string, args ...any) *Error {
+	return &Error{Path: wk.st.path, Offset: wk.off, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (wk *tfWorker) malformed(what string, n int) *Error {
+	return wk.errorf("malformed %s (%v)", what, protowire.ParseError(n))
+}
+
+func (wk *tfWorker) skip(kind string) { tfCount(wk.skipped, kind, 1) }
+
+// seek points the restart state at the first restart after off.
+func (wk *tfWorker) seek(off int64) {
+	r, i := wk.restarts, wk.next
+	if len(r) == 0 || (i == len(r) || r[i].off > off) && (i == 0 || r[i-1].off <= off) {
+		return
+	}
+	wk.next = sort.Search(len(r), func(i int) bool { return r[i].off > off })
+	wk.purge = wk.next < len(r)
+	if wk.purge {
+		wk.threshold = r[wk.next].step
+	}
+}
+
+// run takes jobs until there are none or the pass stops.
+func (wk *tfWorker) run(jobs <-chan *tfJob, batches chan *tfBatch, stop <-chan struct{}) {
+	for {
+		var j *tfJob
+		select {
+		case j = <-jobs:
+		case <-stop:
+			return
+		}
+		if j == nil {
+			return
+		}
+		select {
+		case wk.batch = <-batches:
+		case <-stop:
+			return
+		}
+		wk.chunk(j)
+		j.out <- wk.batch // buffered: never blocks
+	}
+}
+
+// chunk decodes the records of one chunk into wk.batch.
+func (wk *tfWorker) chunk(j *tfJob) {
+	st := wk.st
+	wk.gen++
+	if wk.buf == nil {
+		wk.buf = make([]byte, st.win)
+	}
+	buf := wk.buf
+	base, lo, hi := j.chunk.off, 0, 0 // buf[lo:hi] holds the file from base+lo
+	fail := func(err error) {
+		wk.batch.err = err
+	}
+	for {
+		off := base + int64(lo)
+		if off >= j.chunk.end {
+			break
+		}
+		if hi-lo < tfHeaderLen+tfFooterLen || hi-lo < tfHeaderLen+int(min(binary.LittleEndian.Uint64(buf[lo:]), uint64(st.win)))+tfFooterLen {
+			copy(buf, buf[lo:hi])
+			base, hi, lo = off, hi-lo, 0
+			want := int(min(int64(len(buf)-hi), j.chunk.end-(base+int64(hi))))
+			m, err := st.r.ReadAt(buf[hi:hi+want], base+int64(hi))
+			hi += m
+			if m < want {
+				if err != nil && err != io.EOF {
+					fail(st.errorf(base+int64(hi), "read: %s", osMsg(err)))
+					return
+				}
+				fail(st.errorf(off, "the file changed while being read"))
+				return
+			}
+			if hi < tfHeaderLen+tfFooterLen {
+				fail(st.errorf(off, "the file changed while being read"))
+				return
+			}
+		}
+		length := binary.LittleEndian.Uint64(buf[lo:])
+		if length > uint64(hi-lo-tfHeaderLen-tfFooterLen) {
+			// Checked by the scan pass only if this record's length was
+			// right: it may be a wrong one that derailed the framing.
+			if tfMask(st.crc8.sum8(buf[lo:])) != binary.LittleEndian.Uint32(buf[lo+8:]) {
+				fail(st.errorf(off, "%s", tfLengthCRCMsg))
+				return
+			}
+			fail(st.errorf(off, "the file changed while being read"))
+			return
+		}
+		n := int(length)
+		rec := buf[lo : lo+tfHeaderLen+n+tfFooterLen]
+		if msg := tfRecordCheck(rec, st.crc8, st.tab); msg != "" {
+			fail(st.errorf(off, "%s", msg))
+			return
+		}
+		wk.off = off
+		wk.seek(off)
+		if err := wk.event(rec[tfHeaderLen : tfHeaderLen+n]); err != nil {
+			fail(err)
+			return
+		}
+		lo += len(rec)
+	}
+}
+
+// large decodes a chunk of one record larger than a window, on the
+// delivering goroutine; the batch it returns is its own to reuse.
+func (wk *tfWorker) large(c tfChunk) *tfBatch {
+	st := wk.st
+	b := wk.batch
+	wk.gen++
+	wk.off = c.off
+	total := c.end - c.off
+	n := total - tfHeaderLen - tfFooterLen
+	prefix := make([]byte, min(total, int64(st.win)))
+	if m, _ := st.r.ReadAt(prefix, c.off); m < len(prefix) {
+		b.err = st.errorf(c.off, "the file changed while being read")
+		return b
+	}
+	if tfMask(st.crc8.sum8(prefix)) != binary.LittleEndian.Uint32(prefix[8:]) || int64(binary.LittleEndian.Uint64(prefix)) != n {
+		b.err = st.errorf(c.off, "%s", tfLengthCRCMsg)
+		return b
+	}
+	head, _ := tfScanEventHead(prefix[tfHeaderLen:], false)
+	if !head.summary || n > tfMaxRecord {
+		// Stream it through the checksum; it is not decoded.
+		var crc uint32
+		for at := c.off + tfHeaderLen; at < c.off+tfHeaderLen+n; {
+			k := min(int64(len(prefix)), c.off+tfHeaderLen+n-at)
+			if m, _ := st.r.ReadAt(prefix[:k], at); int64(m) < k {
+				b.err = st.errorf(c.off, "the file changed while being read")
+				return b
+			}
+			crc = crc32.Update(crc, st.tab, prefix[:k])
+			at += k
+		}
+		foot := prefix[:tfFooterLen]
+		if m, _ := st.r.ReadAt(foot, c.end-tfFooterLen); m < tfFooterLen {
+			b.err = st.errorf(c.off, "the file changed while being read")
+			return b
+		}
+		switch {
+		case tfMask(crc) != binary.LittleEndian.Uint32(foot):
+			b.err = st.errorf(c.off, "record data CRC mismatch")
+		case head.summary:
+			b.err = st.errorf(c.off, "summary record of %d bytes is larger than the %d-byte limit", n, tfMaxRecord)
+		}
+		return b
+	}
+	rec := make([]byte, total)
+	if m, _ := st.r.ReadAt(rec, c.off); int64(m) < total {
+		b.err = st.errorf(c.off, "the file changed while being read")
+		return b
+	}
+	if msg := tfRecordCheck(rec, st.crc8, st.tab); msg != "" {
+		b.err = st.errorf(c.off, "%s", msg)
+		return b
+	}
+	wk.seek(c.off)
+	if err := wk.event(rec[tfHeaderLen : tfHeaderLen+n]); err != nil {
+		b.err = err
+	}
+	return b
+}
+
+// tfShortBytes reads a length-delimited field whose length fits one byte,
+// the common case; ok is false otherwise, and protowire takes over.
+func tfShortBytes(b []byte) (v []byte, n int, ok bool) {
+	if len(b) > 0 && b[0] < 0x80 && int(b[0]) < len(b) {
+		return b[1 : 1+b[0]], 1 + int(b[0]), true
+	}
+	return nil, 0, false
+}
+
+// The keys of the fields decoded on every record, as they appear on the
+// wire: field number << 3 | wire type.
+const (
+	tfKeyEventWall    = 1<<3 | 1 // Event.wall_time, fixed64
+	tfKeyEventStep    = 2<<3 | 0 // Event.step, varint
+	tfKeyEventSummary = 5<<3 | 2 // Event.summary
+	tfKeySummaryValue = 1<<3 | 2 // Summary.value
+	tfKeyValueTag     = 1<<3 | 2 // Summary.Value.tag
+	tfKeyValueSimple  = 2<<3 | 5 // Summary.Value.simple_value, fixed32
+)
+
+// tfVarint decodes a varint, returning n <= 0 when b holds no complete
+// one. Varints of up to 8 bytes, when 8 bytes are there to load, are
+// decoded without a loop.
+func tfVarint(b []byte) (v uint64, n int) {
+	if len(b) >= 8 {
+		x := binary.LittleEndian.Uint64(b)
+		if stop := ^x & 0x8080808080808080; stop != 0 {
+			n = bits.TrailingZeros64(stop)/8 + 1
+			x &= 0x7f7f7f7f7f7f7f7f >> (64 - 8*n)
+			x = x&0x007f007f007f007f | x&0x7f007f007f007f00>>1
+			x = x&0x00003fff00003fff | x&0x3fff00003fff0000>>2
+			x = x&0x000000000fffffff | x&0x0fffffff00000000>>4
+			return x, n
+		}
+	}
+	v, n = protowire.ConsumeVarint(b)
+	if n < 0 {
+		n = 0
+	}
+	return v, n
+}
+
+// event decodes one Event.
+func (wk *tfWorker) event(b []byte) error {
+	// Nearly every record of a scalar log has one shape: wall_time, step,
+	// and a summary holding one simple_value. Take it in one sweep; any
+	// other layout goes the general way.
+	if len(b) > 9 && b[0] == tfKeyEventWall {
+		p := b[9:]
+		var step uint64
+		n := 0
+		if p[0] == tfKeyEventStep {
+			if step, n = tfVarint(p[1:]); n > 0 {
+				p = p[1+n:]
+			}
+		}
+		if n >= 0 && len(p) >= 4 && p[0] == tfKeyEventSummary && p[1] < 0x80 && int(p[1]) == len(p)-2 &&
+			p[2] == tfKeySummaryValue && p[3] < 0x80 && int(p[3]) == len(p)-4 {
+			v := p[4:]
+			if len(v) >= 2 && v[0] == tfKeyValueTag && v[1] < 0x80 && int(v[1])+7 == len(v) && v[2+v[1]] == tfKeyValueSimple {
+				wk.wall = math.Float64frombits(binary.LittleEndian.Uint64(b[1:]))
+				wk.step = int64(step)
+				wk.simple(v[2:2+v[1]], binary.LittleEndian.Uint32(v[3+v[1]:]))
+				return nil
+			}
+		}
+	}
+	return wk.eventSlow(b)
+}
+
+// add appends an entry for the current record.
+func (wk *tfWorker) add(t *tfTag, kind uint8, value float64, aux string) {
+	b := wk.batch
+	b.entries = append(b.entries, tfEntry{t: t, step: wk.step, wall: wk.wall, value: value})
+	flags := kind
+	if wk.purge && wk.step >= wk.threshold {
+		flags |= tfeOrphan
+	}
+	b.flags = append(b.flags, flags)
+	if kind != tfeSimple {
+		b.extras = append(b.extras, tfExtra{off: wk.off, aux: aux})
+	}
+}
+
+// simple takes in a simple_value.
+func (wk *tfWorker) simple(tag []byte, bits uint32) {
+	if len(tag) == 0 {
+		wk.skip("values without a tag")
+		return
+	}
+	t := wk.lookup(tag).t
+	if t.want.Load() == tfWantNo {
+		return
+	}
+	wk.add(t, tfeSimple, float64(math.Float32frombits(bits)), "")
+}
+
+// eventSlow decodes an Event of any layout.
+func (wk *tfWorker) eventSlow(b []byte) error {
+	wk.wall, wk.step = 0, 0
+	var summary []byte
+	summaries := 0
+	for p := b; len(p) > 0; {
+		switch p[0] {
+		case tfKeyEventWall:
+			if len(p) < 9 {
+				return wk.malformed("event", -1)
+			}
+			wk.wall = math.Float64frombits(binary.LittleEndian.Uint64(p[1:]))
+			p = p[9:]
+			continue
+		case tfKeyEventStep:
+			v, n := tfVarint(p[1:])
+			if n <= 0 {
+				return wk.malformed("event", -1)
+			}
+			wk.step = int64(v)
+			p = p[1+n:]
+			continue
+		case tfKeyEventSummary:
+			s, n, ok := tfShortBytes(p[1:])
+			if !ok {
+				if s, n = protowire.ConsumeBytes(p[1:]); n < 0 {
+					return wk.malformed("event", n)
+				}
+			}
+			if summaries == 0 {
+				summary = s
+			}
+			summaries++
+			p = p[1+n:]
+			continue
+		}
+		num, typ, n := protowire.ConsumeTag(p)
+		if n < 0 {
+			return wk.malformed("event", n)
+		}
+		p = p[n:]
+		switch {
+		case num == 1 && typ == protowire.Fixed64Type:
+			var v uint64
+			v, n = protowire.ConsumeFixed64(p)
+			wk.wall = math.Float64frombits(v)
+		case num == 2 && typ == protowire.VarintType:
+			var v uint64
+			v, n = protowire.ConsumeVarint(p)
+			wk.step = int64(v)
+		case num == 5 && typ == protowire.BytesType:
+			var s []byte
+			if s, n = protowire.ConsumeBytes(p); summaries == 0 {
+				summary = s
+			}
+			summaries++
+		default:
+			n = protowire.ConsumeFieldValue(num, typ, p)
+		}
+		if n < 0 {
+			return wk.malformed("event", n)
+		}
+		p = p[n:]
+	}
+	if summaries <= 1 {
+		return wk.summary(summary)
+	}
+	// Repeated summary fields merge: their values concatenate.
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		b = b[n:]
+		if num == 5 && typ == protowire.BytesType {
+			s, m := protowire.ConsumeBytes(b)
+			if err := wk.summary(s); err != nil {
+				return err
+			}
+			b = b[m:]
+			continue
+		}
+		b = b[protowire.ConsumeFieldValue(num, typ, b):]
+	}
+	return nil
+}
+
+// summary decodes the values of one Summary.
+func (wk *tfWorker) summary(b []byte) error {
+	for len(b) > 0 {
+		if b[0] == tfKeySummaryValue {
+			v, m, ok := tfShortBytes(b[1:])
+			if !ok {
+				if v, m = protowire.ConsumeBytes(b[1:]); m < 0 {
+					return wk.malformed("summary", m)
+				}
+			}
+			if err := wk.value(v); err != nil {
+				return err
+			}
+			b = b[1+m:]
+			continue
+		}
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return wk.malformed("summary", n)
+		}
+		b = b[n:]
+		if num == 1 && typ == protowire.BytesType {
+			v, m := protowire.ConsumeBytes(b)
+			if m < 0 {
+				return wk.malformed("summary", m)
+			}
+			if err := wk.value(v); err != nil {
+				return err
+			}
+			b = b[m:]
+			continue
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b)
+		if m < 0 {
+			return wk.malformed("summary", m)
+		}
+		b = b[m:]
+	}
+	return nil
+}
+
+// Which member of Summary.Value's oneof a value holds.
+const (
+	tfKindNoValue = iota
+	tfKindSimple
+	tfKindTensor
+	tfKindImage
+	tfKindHisto
+	tfKindAudio
+)
+
+// lookup finds a tag. Writers log tags in the same order step after step,
+// so the tag that followed the previous one last time is tried before the
+// map.
+func (wk *tfWorker) lookup(tag []byte) *tfLocalTag {
+	var l *tfLocalTag
+	if wk.last != nil && wk.last.next != nil && wk.last.next.t.name == string(tag) {
+		l = wk.last.next
+	} else {
+		if l = wk.local[string(tag)]; l == nil {
+			l = &tfLocalTag{t: wk.reg.get(tag)}
+			wk.local[l.t.name] = l
+		}
+		if wk.last != nil {
+			wk.last.next = l
+		}
+	}
+	wk.last = l
+	return l
+}
+
+// value decodes one Summary.Value.
+func (wk *tfWorker) value(b []byte) error {
+	var tag, tensor, plugin []byte
+	var simple uint32
+	kind, hasPlugin := tfKindNoValue, false
+	for len(b) > 0 {
+		switch b[0] {
+		case tfKeyValueTag:
+			t, n, ok := tfShortBytes(b[1:])
+			if ok {
+				tag, b = t, b[1+n:]
+				continue
+			}
+		case tfKeyValueSimple:
+			if len(b) < 5 {
+				return wk.malformed("summary value", -1)
+			}
+			simple, kind = binary.LittleEndian.Uint32(b[1:]), tfKindSimple
+			b = b[5:]
+			continue
+		}
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return wk.malformed("summary value", n)
+		}
+		b = b[n:]
+		switch {
+		case num == 1 && typ == protowire.BytesType:
+			tag, n = protowire.ConsumeBytes(b)
+		case num == 2 && typ == protowire.Fixed32Type:
+			simple, n = protowire.ConsumeFixed32(b)
+			kind = tfKindSimple
+		case num == 8 && typ == protowire.BytesType:
+			tensor, n = protowire.ConsumeBytes(b)
+			kind = tfKindTensor
+		case num == 9 && typ == protowire.BytesType:
+			var md []byte
+			if md, n = protowire.ConsumeBytes(b); n >= 0 {
+				if p, ok := tfPluginName(md); ok {
+					plugin, hasPlugin = p, true
+				}
+			}
+		case (num == 3 || num == 5) && typ == protowire.BytesType:
+			n = protowire.ConsumeFieldValue(num, typ, b)
+			kind = tfKindHisto
+		case num == 4 && typ == protowire.BytesType:
+			n = protowire.ConsumeFieldValue(num, typ, b)
+			kind = tfKindImage
+		case num == 6 && typ == protowire.BytesType:
+			n = protowire.ConsumeFieldValue(num, typ, b)
+			kind = tfKindAudio
+		default:
+			n = protowire.ConsumeFieldValue(num, typ, b)
+		}
+		if n < 0 {
+			return wk.malformed("summary value", n)
+		}
+		b = b[n:]
+	}
+
+	if len(tag) == 0 {
+		wk.skip("values without a tag")
+		return nil
+	}
+	l := wk.lookup(tag)
+	t := l.t
+	unwanted := t.want.Load() == tfWantNo
+	if hasPlugin && !unwanted && (l.gen != wk.gen || l.plugin != string(plugin)) {
+		// Said once per tag and chunk, and again when it changes.
+		l.plugin, l.gen = string(plugin), wk.gen
+		wk.add(t, tfePlugin, 0, l.plugin)
+	}
+	switch kind {
+	case tfKindSimple:
+		if !unwanted {
+			wk.add(t, tfeSimple, float64(math.Float32frombits(simple)), "")
+		}
+	case tfKindTensor:
+		if unwanted {
+			return nil
+		}
+		v, why, err := wk.scalarTensor(tensor)
+		if err != nil {
+			var e *Error
+			errors.As(err, &e)
+			wk.add(t, tfeTensorErr, 0, e.Msg)
+			return nil
+		}
+		wk.add(t, tfeTensor, v, why)
+	case tfKindImage:
+		wk.skip("images")
+	case tfKindHisto:
+		wk.skip("histograms")
+	case tfKindAudio:
+		wk.skip("audio")
+	default:
+		wk.skip("values without data")
+	}
+	return nil
+}
+
+// tfPluginName finds SummaryMetadata.plugin_data.plugin_name.
+func tfPluginName(md []byte) ([]byte, bool) {
+	var name []byte
+	found := false
+	for len(md) > 0 {
+		num, typ, n := protowire.ConsumeTag(md)
+		if n < 0 {
+			return name, found
+		}
+		md = md[n:]
+		if num == 1 && typ == protowire.BytesType {
+			pd, m := protowire.ConsumeBytes(md)
+			if m < 0 {
+				return name, found
+			}
+			md = md[m:]
+			for len(pd) > 0 {
+				pnum, ptyp, k := protowire.ConsumeTag(pd)
+				if k < 0 {
+					break
+				}
+				pd = pd[k:]
+				if pnum == 1 && ptyp == protowire.BytesType {
+					s, j := protowire.ConsumeBytes(pd)
+					if j < 0 {
+						break
+					}
+					name, found = s, true
+					pd = pd[j:]
+					continue
+				}
+				j := protowire.ConsumeFieldValue(pnum, ptyp, pd)
+				if j < 0 {
+					break
+				}
+				pd = pd[j:]
+			}
+			continue
+		}
+		m := protowire.ConsumeFieldValue(num, typ, md)
+		if m < 0 {
+			return name, found
+		}
+		md = md[m:]
+	}
+	return name, found
+}
