@@ -36,8 +36,12 @@ func Inspect(path string, format Format, counter ByteCounter) (Summary, error) {
 	if info.Points == 0 && len(s.tags) == 0 {
 		info.Notes = append(info.Notes, "The file holds no scalar values.")
 	}
-	sort.Slice(s.tags, func(i, j int) bool { return s.tags[i].Tag < s.tags[j].Tag })
+	sortTags(s.tags)
 	return Summary{Info: info, Tags: s.tags}, nil
+}
+
+func sortTags(tags []TagSummary) {
+	sort.Slice(tags, func(i, j int) bool { return tags[i].Tag < tags[j].Tag })
 }
 
 // A summarySink keeps, per tag, only what a summary shows. Rows repeat
@@ -57,6 +61,20 @@ func (s *summarySink) BytesRead(n int64) {
 	if s.counter != nil {
 		s.counter.BytesRead(n)
 	}
+}
+
+// merge takes a block's summary of a tag, in file order.
+func (s *summarySink) merge(tag string, n int64, firstStep, lastStep int64, last float64, nonFinite int64) {
+	i, ok := s.index[tag]
+	if !ok {
+		i = len(s.tags)
+		s.index[tag] = i
+		s.tags = append(s.tags, TagSummary{Tag: tag, FirstStep: firstStep})
+	}
+	t := &s.tags[i]
+	t.Points += n
+	t.LastStep, t.Last = lastStep, last
+	t.NonFinite += nonFinite
 }
 
 func (s *summarySink) Point(tag string, p Point) error {

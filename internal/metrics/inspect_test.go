@@ -248,3 +248,50 @@ func BenchmarkInspect(b *testing.B) {
 		}
 	}
 }
+
+// TestInspectMatchesPoints checks the summaries the parsing goroutines
+// make per block against summaries of the delivered points, on files
+// large enough to be parsed in parallel, with rows that carry the step
+// before them and files numbered by row.
+func TestInspectMatchesPoints(t *testing.T) {
+	dir := t.TempDir()
+	var jsonl, csv strings.Builder
+	csv.WriteString("a,b,c,d\n")
+	for s := range 250_000 {
+		if s%7 == 3 {
+			fmt.Fprintf(&jsonl, "{\"loss\": %d.25, \"r\": NaN}\n", s) // no step: carries the last
+		} else {
+			fmt.Fprintf(&jsonl, "{\"step\": %d, \"loss\": %d.5, \"eval/return\": 1e%d}\n", s*10, s, s%400)
+		}
+		fmt.Fprintf(&csv, "%d,%d.5,%s,%d.123456789012345\n", s, s*3, map[bool]string{true: "", false: "7"}[s%5 == 0], s*s)
+	}
+	for _, f := range []struct{ name, content string }{{"big.jsonl", jsonl.String()}, {"big.csv", csv.String()}} {
+		path := filepath.Join(dir, f.name)
+		if err := os.WriteFile(path, []byte(f.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if len(f.content) < parallelBytes {
+			t.Fatalf("%s: %d bytes, too small to be parsed in parallel", f.name, len(f.content))
+		}
+		got, err := Inspect(path, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, info, err := txtRead(t, path, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps := &summarySink{index: map[string]int{}}
+		for _, p := range rec.pts {
+			ps.Point(p.Tag, p.Point)
+		}
+		want := ps.tags
+		sortTags(want)
+		if diff := cmp.Diff(want, got.Tags, cmpopts.EquateNaNs()); diff != "" {
+			t.Errorf("%s: summaries (-points +blocks):\n%s", f.name, diff)
+		}
+		if got.Points != info.Points {
+			t.Errorf("%s: %d points, read %d", f.name, got.Points, info.Points)
+		}
+	}
+}

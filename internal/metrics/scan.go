@@ -292,6 +292,52 @@ type batch struct {
 	lastStep int64
 	notes    noteCounts
 	err      *Error // Line counts from the block's first line
+
+	// For a summarizing sink: what the block holds of each tag, by id,
+	// computed by the parsing goroutine.
+	sums    []tagSum
+	touched []int32 // ids with points, in order of first appearance
+}
+
+// A tagSum is what one block holds of one tag: rows are indexes into
+// rowm, whose steps are resolved at delivery.
+type tagSum struct {
+	n, nonFinite int64
+	first, last  int32
+	value        float64
+}
+
+// summarize fills b.sums from the parsed rows.
+func (b *batch) summarize() {
+	for _, id := range b.touched {
+		b.sums[id] = tagSum{}
+	}
+	b.touched = b.touched[:0]
+	start := int32(0)
+	for ri, r := range b.rowm {
+		for _, v := range b.vals[start:r.end] {
+			if int(v.id) >= len(b.sums) {
+				b.sums = append(b.sums, make([]tagSum, int(v.id)+1-len(b.sums))...)
+			}
+			t := &b.sums[v.id]
+			if t.n == 0 {
+				t.first = int32(ri)
+				b.touched = append(b.touched, v.id)
+			}
+			t.n++
+			t.last, t.value = int32(ri), v.v
+			if math.IsNaN(v.v) || math.IsInf(v.v, 0) {
+				t.nonFinite++
+			}
+		}
+		start = r.end
+	}
+}
+
+// A summarizer is a sink that takes a block's summary of a tag instead of
+// its points (see summarySink): delivery then costs per tag, not per point.
+type summarizer interface {
+	merge(tag string, n int64, firstStep, lastStep int64, last float64, nonFinite int64)
 }
 
 func (b *batch) reset() {
@@ -330,18 +376,38 @@ type blockParser interface {
 
 // A delivery hands batches to the sink in file order.
 type delivery struct {
-	tt       *tagTable
-	line     int   // lines before the next batch
-	rows     int64 // rows before the next batch
-	lastStep int64
-	points   int64
-	notes    noteCounts
+	tt        *tagTable
+	summarize bool  // the sink is a summarizer: blocks come summarized
+	line      int   // lines before the next batch
+	rows      int64 // rows before the next batch
+	lastStep  int64
+	points    int64
+	notes     noteCounts
 }
 
 func (d *delivery) deliver(b *batch) error {
 	d.tt.mu.Lock()
 	defer d.tt.mu.Unlock()
 	names, sink := d.tt.names, d.tt.sink
+	if sm, ok := sink.(summarizer); ok && d.summarize {
+		step := func(r rowMeta) int64 {
+			switch r.kind {
+			case ptCarry:
+				return d.lastStep
+			case ptRow:
+				return r.step + d.rows
+			}
+			return r.step
+		}
+		for _, id := range b.touched {
+			t := &b.sums[id]
+			sm.merge(names[id], t.n, step(b.rowm[t.first]), step(b.rowm[t.last]), t.value, t.nonFinite)
+		}
+		if n := len(b.rowm); n > 0 {
+			d.points += int64(b.rowm[n-1].end)
+		}
+		b.rowm = b.rowm[:0] // delivered
+	}
 	start := int32(0)
 	for _, r := range b.rowm {
 		p := Point{Step: r.step, WallTime: r.wall}
@@ -469,10 +535,13 @@ func lineEnd(r io.ReaderAt, from, size, limit int64) (int64, error) {
 
 // parseChunk parses one chunk's lines into b; a line over MaxLine after
 // them is b's error.
-func parseChunk(p blockParser, data []byte, doff int64, long bool, b *batch) {
+func parseChunk(p blockParser, data []byte, doff int64, long, summarize bool, b *batch) {
 	p.parseBlock(data, doff, b)
 	if long && b.err == nil {
 		b.err = lineTooLong("", b.lines+1, doff+int64(len(data)))
+	}
+	if summarize {
+		b.summarize()
 	}
 }
 
@@ -481,6 +550,7 @@ func parseChunk(p blockParser, data []byte, doff int64, long bool, b *batch) {
 // reading its own chunks; the sink is still called from one goroutine at
 // a time and in file order.
 func runBlocks(r io.ReaderAt, off, size int64, newParser func() blockParser, d *delivery) error {
+	_, d.summarize = d.tt.sink.(summarizer)
 	chunks := (size - off + chunkSize - 1) / chunkSize
 	workers := min(runtime.GOMAXPROCS(0), maxWorkers)
 	if workers < 2 || size-off < parallelBytes {
@@ -494,7 +564,7 @@ func runBlocks(r io.ReaderAt, off, size int64, newParser func() blockParser, d *
 				return err
 			}
 			b.reset()
-			parseChunk(p, data, doff, err == errLongLine, b)
+			parseChunk(p, data, doff, err == errLongLine, d.summarize, b)
 			if err := d.deliver(b); err != nil {
 				return err
 			}
@@ -548,7 +618,7 @@ func runParallel(r io.ReaderAt, off, size, chunks int64, workers int, newParser 
 					s.err = nil
 				}
 				if s.err == nil {
-					parseChunk(p, data, doff, long, &s.b)
+					parseChunk(p, data, doff, long, d.summarize, &s.b)
 				}
 				s.done <- struct{}{}
 			}
