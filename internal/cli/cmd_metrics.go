@@ -311,6 +311,12 @@ EXIT STATUS
 			w := bufio.NewWriterSize(env.Stdout, 64<<10)
 			defer w.Flush()
 			s := &seriesSink{tag: o.tag, json: o.json, w: w, seen: score.NewCollector()}
+			if !o.json && !env.StdoutTTY {
+				// Points stream to a file or pipe: the terminal shows how
+				// far the read has come.
+				s.bar = progress.Bytes(env.Stderr, targetBytes([]inspectTarget{{path: resolve(env, args[0])}}), "reading")
+				defer s.bar.Finish()
+			}
 			if o.json {
 				fmt.Fprintf(w, "{\n  \"schema\": \"rlxp.metrics-series/v1\",\n  \"path\": %s,\n  \"tag\": %s,\n  \"points\": [", jsonString(args[0]), jsonString(o.tag))
 			}
@@ -340,7 +346,10 @@ type seriesSink struct {
 	w    *bufio.Writer
 	n    int64
 	seen *score.Collector
+	bar  *progress.Bar
 }
+
+func (s *seriesSink) BytesRead(n int64) { s.bar.Add(n) }
 
 func (s *seriesSink) Want(tag string) bool {
 	s.seen.Want(tag)
