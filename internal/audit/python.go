@@ -537,6 +537,13 @@ func (p *pyScan) tags() {
 				return true
 			}
 			tag, ok := literalExpr(args[0])
+			if (!ok || strings.Contains(tag, "*")) && c.lit != "self.log(" {
+				// A key of a dict logged in a loop:
+				// for k, v in stats.items(): writer.add_scalar(f"train/{k}", v, step)
+				if p.loopKeys(args[0], c.backend, off) || !ok {
+					return true
+				}
+			}
 			if !ok || (c.lit == "self.log(" && (strings.Contains(tag, " ") || len(tag) > 80)) {
 				return true
 			}
@@ -548,6 +555,45 @@ func (p *pyScan) tags() {
 			return true
 		})
 	}
+	// Epoch loggers (Spinning Up, rllab): log_tabular("EpRet",
+	// with_min_and_max=True) writes AverageEpRet, StdEpRet, MaxEpRet and
+	// MinEpRet to a tab-separated progress file; a value given, or
+	// average_only, is written under the key itself.
+	p.t.each("log_tabular(", func(off int) bool {
+		if !p.code(off) || strings.HasPrefix(p.t.line(off), "def ") || strings.Contains(p.t.line(off), "def log_tabular(") {
+			return true
+		}
+		args, ok := p.call(off + len("log_tabular"))
+		if !ok || len(args) == 0 {
+			return true
+		}
+		key, ok := stringValue(args[0])
+		if !ok {
+			return true
+		}
+		minmax, avgOnly, value := false, false, len(args) > 1 && !isKwarg(args[1])
+		if v, ok := kwarg(args, "with_min_and_max"); ok && strings.TrimSpace(v) == "True" {
+			minmax = true
+		}
+		if v, ok := kwarg(args, "average_only"); ok && strings.TrimSpace(v) == "True" {
+			avgOnly = true
+		}
+		if _, ok := kwarg(args, "val"); ok {
+			value = true
+		}
+		switch {
+		case value, avgOnly:
+			p.tag(key, "tsv", off, High)
+		default:
+			p.tag("Average"+key, "tsv", off, High)
+			p.tag("Std"+key, "tsv", off, High)
+		}
+		if minmax && !value {
+			p.tag("Max"+key, "tsv", off, High)
+			p.tag("Min"+key, "tsv", off, High)
+		}
+		return true
+	})
 	for _, c := range dictCalls {
 		p.t.each(c.lit, func(off int) bool {
 			if !p.code(off) {
@@ -657,6 +703,11 @@ func (p *pyScan) tags() {
 func (p *pyScan) dictKeys(expr, backend string, off int, conf Confidence) {
 	expr = strings.TrimSpace(expr)
 	switch {
+	case isName(expr):
+		// A dict filled elsewhere in the file: log_dict["value_loss"] = ...
+		for _, k := range p.keysOf(expr) {
+			p.tag(k.key, backend, k.off, Medium)
+		}
 	case strings.HasPrefix(expr, "{"):
 		inside, ok := balanced(expr, 0, len(expr))
 		if !ok {
@@ -689,6 +740,116 @@ func (p *pyScan) dictKeys(expr, backend string, off int, conf Confidence) {
 }
 
 // cutTop cuts s at the first sep outside brackets and strings.
+// A dictKey is a literal key a dict of the file is given, and where.
+type dictKey struct {
+	key string
+	off int
+}
+
+// keysOf finds the literal keys the file gives a dict variable: by
+// subscript assignment (name["k"] = v), a dict literal or dict() call
+// assigned to it, or update({...}). The name may be an attribute's last
+// part (self.stats).
+func (p *pyScan) keysOf(name string) []dictKey {
+	var out []dictKey
+	seen := map[string]bool{}
+	add := func(k string, off int) {
+		if !seen[k] && p.sc.isTag(k) || !seen[k] && isName(k) {
+			seen[k] = true
+			out = append(out, dictKey{k, off})
+		}
+	}
+	p.t.eachWord(name+"[", func(off int) bool {
+		if !p.code(off) {
+			return true
+		}
+		rest := p.s[off+len(name):]
+		inside, ok := balanced(rest, 0, 256)
+		if !ok {
+			return true
+		}
+		after := strings.TrimLeft(rest[len(inside):], " ")
+		if !strings.HasPrefix(after, "=") || strings.HasPrefix(after, "==") {
+			return true
+		}
+		if k, ok := stringValue(inside[1 : len(inside)-1]); ok {
+			add(k, off)
+		}
+		return true
+	})
+	for _, lit := range []string{name + " = {", name + " = dict(", name + ".update({", name + ".update(dict("} {
+		p.t.eachWord(lit, func(off int) bool {
+			if !p.code(off) {
+				return true
+			}
+			open := off + len(lit) - 1
+			inside, ok := balanced(p.s, open, 8192)
+			if !ok {
+				return true
+			}
+			body := inside[1 : len(inside)-1]
+			for _, item := range splitTop(body, ',') {
+				if strings.HasSuffix(lit, "(") {
+					if k, _, ok := strings.Cut(item, "="); ok && isName(strings.TrimSpace(k)) {
+						add(strings.TrimSpace(k), off)
+					}
+					continue
+				}
+				if k, _, ok := cutTop(item, ':'); ok {
+					if v, ok := stringValue(k); ok {
+						add(v, off)
+					}
+				}
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// loopKeys resolves a tag argument that is a loop variable over a dict's
+// items, bare or in an f-string with a literal prefix and suffix, to the
+// dict's keys.
+func (p *pyScan) loopKeys(arg, backend string, off int) bool {
+	arg = strings.TrimSpace(arg)
+	prefix, suffix, v := "", "", arg
+	if strings.HasPrefix(arg, `f"`) || strings.HasPrefix(arg, `f'`) {
+		body := arg[2 : len(arg)-1]
+		i, j := strings.IndexByte(body, '{'), strings.IndexByte(body, '}')
+		if i < 0 || j < i || strings.IndexByte(body[j+1:], '{') >= 0 {
+			return false
+		}
+		prefix, v, suffix = body[:i], body[i+1:j], body[j+1:]
+	}
+	if !isName(v) {
+		return false
+	}
+	// The nearest "for v, ... in NAME.items():" above the call.
+	head := p.s[max(0, off-2048):off]
+	i := strings.LastIndex(head, "for "+v+",")
+	if i < 0 {
+		return false
+	}
+	rest := head[i:]
+	in := strings.Index(rest, " in ")
+	end := strings.Index(rest, ".items()")
+	if in < 0 || end < in {
+		return false
+	}
+	name := strings.TrimSpace(rest[in+4 : end])
+	if j := strings.LastIndexByte(name, '.'); j >= 0 {
+		name = name[j+1:]
+	}
+	if !isName(name) {
+		return false
+	}
+	keys := p.keysOf(name)
+	for _, k := range keys {
+		p.tag(prefix+k.key+suffix, backend, k.off, Medium)
+	}
+	return len(keys) > 0
+}
+
 func cutTop(s string, sep byte) (string, string, bool) {
 	parts := splitTop(s, sep)
 	if len(parts) < 2 {
