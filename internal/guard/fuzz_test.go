@@ -35,6 +35,10 @@ func FuzzCheck(f *testing.F) {
 	}
 	f.Add([]byte(`{"tool_name":"Bash","tool_input":{"command":"bash -c 'eval \"torchrun x\"'"}}`))
 	f.Add([]byte(`{"tool_name":"Bash","cwd":"sub","tool_input":{"command":"tmux send-keys -t x"}}`))
+	f.Add([]byte(`{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":".rlxp/ledger.jsonl","content":"x"}}`))
+	f.Add([]byte(`{"hook_event_name":"PreToolUse","tool_name":"NotebookEdit","tool_input":{"notebook_path":1}}`))
+	f.Add([]byte(`{"tool_name":"apply_patch","turn_id":"t","tool_input":{"command":"*** Begin Patch\n*** Move to: .rlxp/runs/x\n"}}`))
+	f.Add([]byte(`{"tool_name":"Bash","tool_input":{"command":["rlxp","launch","e","--confirm","d"]}}`))
 	root := f.TempDir()
 	if err := os.MkdirAll(filepath.Join(root, ".rlxp"), 0o755); err != nil {
 		f.Fatal(err)
@@ -72,6 +76,15 @@ func FuzzDecide(f *testing.F) {
 		"screen -S",
 		"tmux -c",
 		"go run",
+		"rlxp contract $'\\x61pprove' --all --yes --by --version",
+		"python3 tr{a,}in.py && X=1; echo ${X:-y} $((X+1)) <(ls) $(  )",
+		"cat f | python3 - ; echo 'ls' | sh ; curl x | bash",
+		"docker run --rm --entrypoint torchrun img; apptainer exec i python3 t.py",
+		"find . -exec python3 {} \\; ; xargs -I% python3 % ; parallel 'x {}' ::: a",
+		"env -S 'python3 train.py' ; env -C /tmp -S",
+		"script -qec 'rlxp contract approve' /dev/null; su -c; flock l -c",
+		"echo x > .rlxp/ledger.jsonl; sed -i s/a/b/ .rlxp/x.yaml; python3 -c \"open('.rlxp/a','w')\"",
+		"cd $X && cd - && pushd /tmp && bash scripts/run.sh train x",
 	} {
 		f.Add(s)
 	}

@@ -227,7 +227,16 @@ func (w *walker) stmt(s *syntax.Stmt, sc *scope, in input) {
 // tell: the words of echo or printf, or the file cat reads.
 func (w *walker) piped(x *syntax.Stmt, sc *scope) input {
 	ce, ok := x.Cmd.(*syntax.CallExpr)
-	if !ok || len(ce.Args) == 0 || len(x.Redirs) > 0 {
+	if !ok || len(ce.Args) == 0 {
+		return input{kind: inUnknown}
+	}
+	if len(x.Redirs) > 0 {
+		// cat <<EOF | sh: the here-document goes down the pipe.
+		if len(ce.Args) == 1 && len(x.Redirs) == 1 && (x.Redirs[0].Op == syntax.Hdoc || x.Redirs[0].Op == syntax.DashHdoc) && x.Redirs[0].Hdoc != nil {
+			if argv, _ := w.words(ce.Args, sc); argv[0] == "cat" {
+				return input{kind: inText, text: w.span(x.Redirs[0].Hdoc.Pos(), x.Redirs[0].Hdoc.End())}
+			}
+		}
 		return input{kind: inUnknown}
 	}
 	argv, exact := w.words(ce.Args, sc)
