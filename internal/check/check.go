@@ -119,6 +119,9 @@ type Input struct {
 	// Builtin runs rlxp's own preflight for one seed; nil when there is
 	// none to run.
 	Builtin func(ctx context.Context, seed int) (Preflight, error)
+	// PlanChanges are every way what the experiment would run differs
+	// from what its approval pinned (pin.Stale).
+	PlanChanges []string
 }
 
 // A Preflight is what a preflight found: its blockers, warnings and how
@@ -156,7 +159,8 @@ func Evaluate(ctx context.Context, in Input) (*Checked, error) {
 		res.addf(LayerGate, Warn, "every seed of %s has a run that finished with exit status 0; launching again reruns them", e.ID)
 	}
 
-	a := gate.Evaluate(gate.Input{Contract: l, Experiments: in.Experiments, Experiment: e, Spend: spend, Runs: len(c.Seeds)})
+	a := gate.Evaluate(gate.Input{Contract: l, Experiments: in.Experiments, Experiment: e, Spend: spend, Runs: len(c.Seeds),
+		PlanChecked: true, PlanChanges: in.PlanChanges})
 	for _, cond := range a.Conditions {
 		if !cond.OK {
 			res.add(Row{Layer: LayerGate, State: Block, Kind: KindGate, Detail: fmt.Sprintf("%s: %s", cond.Check, cond.Detail)})

@@ -125,6 +125,14 @@ func initFixture(t *testing.T) string {
 	if err := os.WriteFile(filepath.Join(dir, ".rlxp", "contract.yaml"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// An experiment's approval pins the commands adapter.yaml fills in.
+	b, err = os.ReadFile(filepath.Join("..", "..", "cmd", "rlxp", "testdata", "fixtures", "adapter.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".rlxp", "adapter.yaml"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	return dir
 }
 

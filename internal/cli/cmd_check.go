@@ -137,6 +137,7 @@ func evaluateCheck(ctx context.Context, env *Env, o *checkOptions, arg string) (
 	c, err := check.Evaluate(ctx, check.Input{
 		Repo: r, Contract: l, Experiments: set, Experiment: e, Adapter: ad, Runs: recs,
 		Seeds: o.seeds, Seed: o.seed, RunDir: o.runDir, Timeout: o.timeout, Host: probe.System(),
+		PlanChanges: planChanges(ctx, r, e),
 	})
 	if err != nil {
 		return nil, err

@@ -2,14 +2,17 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/spf13/pflag"
 
+	"github.com/rlxp/rlxp/internal/adapter"
 	"github.com/rlxp/rlxp/internal/approval"
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/experiment"
+	"github.com/rlxp/rlxp/internal/pin"
 	"github.com/rlxp/rlxp/internal/plaintext"
 	"github.com/rlxp/rlxp/internal/state"
 )
@@ -85,6 +88,12 @@ func runExperimentApprove(ctx context.Context, env *Env, o *experimentApproveOpt
 		if err := approvalLogUsable(r); err != nil {
 			return false, err
 		}
+		// What the approval pins, computed before asking: a plan that
+		// cannot be built cannot be approved.
+		plan, err := pinnedPlan(ctx, r, e)
+		if err != nil {
+			return false, err
+		}
 		if interactive {
 			answer, err := newPrompter(env).ask(ctx, fmt.Sprintf("%s: %s\nApprove experiment %s as %s? [y/N] ", e.ID, describeExperiment(e), e.ID, by))
 			if err != nil {
@@ -97,7 +106,7 @@ func runExperimentApprove(ctx context.Context, env *Env, o *experimentApproveOpt
 		}
 		rec, err := approvalLog(r).Append(approval.Record{
 			Kind: approval.Experiment, Subject: e.ID, Digest: e.Digest(), By: by, How: howApproved(interactive),
-			TTY: origin.TTY, Ancestry: origin.Ancestry,
+			TTY: origin.TTY, Ancestry: origin.Ancestry, Plan: plan,
 		}, env.Now())
 		if err != nil {
 			return false, err
@@ -194,4 +203,37 @@ func editExperiment(env *Env, root, id string, change func(*state.Repo, *contrac
 		return err
 	}
 	return show(e)
+}
+
+// pinnedPlan is what an approval of e pins: its train commands, the
+// adapter fields that decide what runs and is scored, the files the
+// commands name, and the code.
+func pinnedPlan(ctx context.Context, r *state.Repo, e *experiment.Experiment) (json.RawMessage, error) {
+	ad, err := loadAdapter(r)
+	if err != nil {
+		return nil, err
+	}
+	m, err := pin.Compute(ctx, r.Root, ad, r.Show(state.Adapter), e)
+	if err != nil {
+		return nil, fmt.Errorf("cannot pin what %s runs: %w", e.ID, err)
+	}
+	return json.Marshal(m)
+}
+
+func loadAdapter(r *state.Repo) (*adapter.Adapter, error) {
+	data, err := r.Read(state.Adapter)
+	if err != nil {
+		return nil, err
+	}
+	return adapter.Parse(r.Show(state.Adapter), data)
+}
+
+// planChanges are the ways what e would run now differs from what its
+// approval pinned; an adapter that cannot be read is one.
+func planChanges(ctx context.Context, r *state.Repo, e *experiment.Experiment) []string {
+	ad, err := loadAdapter(r)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	return pin.Stale(ctx, r, ad, e)
 }

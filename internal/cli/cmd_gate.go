@@ -90,6 +90,7 @@ func runGate(ctx context.Context, env *Env, o *gateOptions, args []string) error
 			seeds = e.Seeds
 		}
 		in.Runs = len(seeds)
+		in.PlanChecked, in.PlanChanges = true, planChanges(ctx, r, e)
 	}
 	a := gate.Evaluate(in)
 	if o.json {

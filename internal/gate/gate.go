@@ -63,6 +63,10 @@ type Input struct {
 	// (a round of proposals): they reserve their runs whatever their
 	// status, so that the round as a whole must fit.
 	Pending []*experiment.Experiment
+	// PlanChecked says that PlanChanges were computed: every way what the
+	// experiment would run differs from what its approval pinned.
+	PlanChecked bool
+	PlanChanges []string
 }
 
 // Evaluate computes the answer.
@@ -105,6 +109,13 @@ func Evaluate(in Input) Answer {
 		switch e.ApprovalState() {
 		case contract.Approved:
 			add("experiment", true, "approved by %s at %s", e.Approval.By, e.Approval.At)
+			if in.PlanChecked {
+				if len(in.PlanChanges) > 0 {
+					add("experiment.plan", false, "stale: what would run differs from what %s approved: %s; re-approve with 'rlxp experiment approve %s'", e.Approval.By, strings.Join(in.PlanChanges, "; "), e.ID)
+				} else {
+					add("experiment.plan", true, "commands, adapter, configs and code as approved")
+				}
+			}
 		case contract.Stale:
 			add("experiment", false, "stale: edited after %s approved it; re-approve with 'rlxp experiment approve %s'", e.Approval.By, e.ID)
 		default:
