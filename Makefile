@@ -26,8 +26,9 @@ demo-check: build
 test: check-artifacts test-go test-python demo-check
 
 # Many end-to-end scripts mostly wait (on runs, Slurm, a browser), so more
-# run at once than there are cores.
-TESTFLAGS ?= -parallel 4
+# run at once than there are cores; the end-to-end package alone runs for
+# minutes on a two-core machine, past go test's 10-minute default.
+TESTFLAGS ?= -parallel 4 -timeout 30m
 # Ends with one line per skipped test and its reason; under CI=true a skip
 # not listed in .ci/expected-skips fails (CI installs what the tests need).
 test-go:
