@@ -86,7 +86,8 @@ _run() {
   local first
   first=$(grep -m 1 -E '^(VERDICT|NOT LAUNCHED|started |GATE |diagnosis|\[preflight\]|\.rlxp/contract\.yaml: [0-9]+ of|\.rlxp/ledger\.jsonl:|strategy:|wrote )' "$out" ||
     grep -m 1 -E '^SAFE TO RUN' "$out" || grep -m 1 -v -E '^[[:space:]─]*$' "$out" || true)
-  first=$(printf '%s' "$first" | tr '\t' ' ' | cut -c 1-100)
+  first=${first//$'\t'/ }
+  first=${first:0:100}
   [[ $got == 0 ]] || first="exit $got: $first"
   printf '%s$ %s%s%s\n' "$dim" "$cmd" "$off" "${first:+   # $first}"
 }
