@@ -155,6 +155,9 @@ func TestActionShape(t *testing.T) {
 	if s := findStep(t, j, "Verify the ledger"); s.Run != "rlxp ledger verify" || !s.ContinueOnError || s.ID != "verify" {
 		t.Errorf("verify step = %+v", s)
 	}
+	if s := findStep(t, j, "Verify the approvals log"); s.Run != "rlxp approvals verify" || !s.ContinueOnError || s.ID != "approvals" {
+		t.Errorf("approvals step = %+v", s)
+	}
 	d := findStep(t, j, "Diff against the base branch")
 	if !strings.Contains(d.Run, `rlxp ledger diff --base "origin/$BASE_REF" --json`) || d.Env["BASE_REF"] != "${{ inputs.base-ref }}" {
 		t.Errorf("diff step = %+v", d)
@@ -364,6 +367,7 @@ func fixture(t *testing.T, name string, lines int) []byte {
 func TestActionRuns(t *testing.T) {
 	_, j := loadAction(t)
 	verify := findStep(t, j, "Verify the ledger")
+	approvals := findStep(t, j, "Verify the approvals log")
 	diff := findStep(t, j, "Diff against the base branch")
 	comment := findStep(t, j, "Comment on the pull request")
 	fail := findStep(t, j, "Fail on findings")
@@ -371,6 +375,9 @@ func TestActionRuns(t *testing.T) {
 
 	t.Run("new entries", func(t *testing.T) {
 		c := newCI(t, fixture(t, "ledger.jsonl", 4), fixture(t, "ledger.jsonl", -1))
+		if code, out := c.run(j, approvals); code != 0 {
+			t.Fatalf("approvals (none recorded): exit %d: %s", code, out)
+		}
 		if code, out := c.run(j, verify); code != 0 || !strings.Contains(out, "12 entries, chain verifies") {
 			t.Fatalf("verify: exit %d: %s", code, out)
 		}
@@ -407,6 +414,7 @@ func TestActionRuns(t *testing.T) {
 
 	t.Run("rewritten history", func(t *testing.T) {
 		c := newCI(t, fixture(t, "ledger.jsonl", 4), fixture(t, "ledger-rewritten.jsonl", -1))
+		c.run(j, approvals)
 		if code, _ := c.run(j, verify); code != 0 {
 			t.Fatalf("verify: exit %d (the rewritten chain verifies on its own)", code)
 		}
@@ -421,13 +429,14 @@ func TestActionRuns(t *testing.T) {
 				t.Errorf("calls %v", calls)
 			}
 		}
-		if code, out := c.run(j, fail); code != 1 || !strings.Contains(out, "verify: success, diff: failure") {
+		if code, out := c.run(j, fail); code != 1 || !strings.Contains(out, "verify: success, approvals: success, diff: failure") {
 			t.Errorf("fail step: exit %d: %s", code, out)
 		}
 	})
 
 	t.Run("torn ledger", func(t *testing.T) {
 		c := newCI(t, fixture(t, "ledger.jsonl", 4), fixture(t, "ledger-torn.jsonl", -1))
+		c.run(j, approvals)
 		if code, out := c.run(j, verify); code != 3 || !strings.Contains(out, ".rlxp/ledger.jsonl:13: torn last line") {
 			t.Fatalf("verify: exit %d: %s", code, out)
 		}
@@ -436,6 +445,22 @@ func TestActionRuns(t *testing.T) {
 		}
 		if code, _ := c.run(j, fail); code != 1 {
 			t.Errorf("fail step: exit %d, want 1", code)
+		}
+	})
+
+	t.Run("approvals log edited by hand", func(t *testing.T) {
+		c := newCI(t, fixture(t, "ledger.jsonl", 4), fixture(t, "ledger.jsonl", -1))
+		line := `{"seq":1,"prev":"","hash":"sha256:0000000000000000000000000000000000000000000000000000000000000000","kind":"contract","by":"someone"}` + "\n"
+		if err := os.WriteFile(filepath.Join(c.repo, ".rlxp", "approvals.jsonl"), []byte(line), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if code, out := c.run(j, approvals); code != 3 || !strings.Contains(out, ".rlxp/approvals.jsonl:1") {
+			t.Fatalf("approvals: exit %d, want 3 naming line 1: %s", code, out)
+		}
+		c.run(j, verify)
+		c.run(j, diff)
+		if code, out := c.run(j, fail); code != 1 || !strings.Contains(out, "approvals: failure") {
+			t.Errorf("fail step: exit %d: %s", code, out)
 		}
 	})
 
