@@ -568,6 +568,15 @@ func (a *assembler) entryPoints() {
 				te.Kind, te.Via, te.Target = nameKind(mod), "module", mod
 				te.Confidence = High
 			}
+			if te == nil && mod != "" && target != "" && c.origin == "readme" && a.byPath[target] != nil && a.byPath[target].has(catMain, "") {
+				// A module the docs run (python -m spinup.run ppo) that
+				// parses its arguments by hand.
+				te = a.ep("python -m " + mod)
+				te.Kind, te.Via, te.Target = nameKind(mod), "module", target
+				te.Confidence = Medium
+				te.Evidence = append(te.Evidence, ev(a.byPath[target], 0, ""))
+				scripts[target] = te
+			}
 			if te != nil && mod != "" && te.Via == "script" && c.origin != "readme" {
 				// Run as a module in the repository's own runners.
 				te.Command = "python -m " + mod
@@ -616,11 +625,14 @@ func (a *assembler) entryPoints() {
 					}
 				}
 			}
-			if te != nil && c.origin == "readme" && !asksHelp(c.argv) {
-				if r := docRank(f.path); te.docRank == 0 || r < te.docRank {
-					te.docRank, te.docArgv, te.docAt = r, c.argv, ev(f, c.line, "")
+			if te != nil && c.origin == "readme" && !asksHelp(c.argv) && !templated(c.argv) {
+				// The closest document wins; at the same distance, an
+				// example that trains beats one that does something else.
+				trains := a.documentedTrain(c.argv, te)
+				if r := docRank(f.path); te.docRank == 0 || r < te.docRank || r == te.docRank && trains && !te.docTrn {
+					te.docRank, te.docArgv, te.docAt, te.docTrn = r, c.argv, ev(f, c.line, ""), trains
 				}
-				if te.Kind == "other" && !te.fixed && a.documentedTrain(c.argv, te) {
+				if te.Kind == "other" && !te.fixed && trains {
 					te.Kind = "train"
 				}
 			}
@@ -704,6 +716,17 @@ func (a *assembler) entryPoints() {
 		}
 	}
 	a.rep.EntryPoints = out
+}
+
+// templated reports a documented command with placeholders to fill in
+// ([algo], <env>, {path}): a form, not a command to run.
+func templated(argv []string) bool {
+	for _, w := range argv {
+		if strings.ContainsAny(w, "[<{") {
+			return true
+		}
+	}
+	return false
 }
 
 // asksHelp reports a command that only prints its usage.

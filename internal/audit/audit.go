@@ -89,6 +89,7 @@ type EntryPoint struct {
 	docRank int  // where it is documented: 1 the root README, 2 docs, 3 another README; 0 nowhere
 	docArgv []string
 	docAt   Evidence // where: earlier documented first
+	docTrn  bool     // the documented command trains (runner.py --train, spinup.run ppo)
 }
 
 // A Tag is a metric tag the code logs.

@@ -178,8 +178,12 @@ func (a *assembler) documentedTemplate(e *EntryPoint) (string, string) {
 			if strings.Contains(w, "=") {
 				w = strings.SplitN(w, "=", 2)[0] + "={seed}"
 			} else if i+1 < len(argv) {
+				// One seed or a documented sweep (--seed 0 10 20): one run
+				// takes one.
 				words = append(words, w, "{seed}")
-				i++
+				for i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
+					i++
+				}
 				seeded = true
 				continue
 			}
