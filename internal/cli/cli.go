@@ -101,6 +101,7 @@ func commands() []*Command {
 		newProposeCmd(),
 		newGateCmd(),
 		newCheckCmd(),
+		newPreflightCmd(),
 		newLaunchCmd(),
 		newStatusCmd(),
 		newLedgerCmd(),

@@ -44,7 +44,9 @@ func newCheckCmd() *Command {
   preflight  the repo's own validation: adapter.yaml commands.preflight, with
              {config} {seed} {run_dir} {params} {experiment} filled in; its
              ✓/⚠/✗/⊘ lines are read, and a non-zero exit without a FATAL line
-             means the runner died before its preflight
+             means the runner died before its preflight. Without one, rlxp's
+             own ('rlxp preflight'): options nobody reads, missing paths, an
+             unwritable run dir, held-out seeds, GPU counts
   live       GPUs the contract needs and who holds them (another user's
              process is a blocker), declared ports, disk and /dev/shm
              headroom, declared imports in the declared interpreter
@@ -138,6 +140,7 @@ func evaluateCheck(ctx context.Context, env *Env, o *checkOptions, arg string) (
 		Repo: r, Contract: l, Experiments: set, Experiment: e, Adapter: ad, Runs: recs,
 		Seeds: o.seeds, Seed: o.seed, RunDir: o.runDir, Timeout: o.timeout, Host: probe.System(),
 		PlanChanges: planChanges(ctx, r, e),
+		Builtin: builtinPreflight(r, l, ad, e, o.runDir),
 	})
 	if err != nil {
 		return nil, err

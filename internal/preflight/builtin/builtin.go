@@ -1,0 +1,283 @@
+// Package builtin is rlxp's own preflight, for repositories that have
+// none: it reads the resolved train command, the program it starts and its
+// config without running anything, and says in the preflight line format
+// what would fail before a GPU is touched. Its rules are data; a profile
+// adds the rules of a framework it knows.
+package builtin
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml"
+
+	"github.com/rlxp/rlxp/internal/preflight"
+)
+
+// A Finding is one line of the preflight.
+type Finding struct {
+	Level   preflight.Level `json:"level"`
+	Rule    string          `json:"rule"`
+	Message string          `json:"message"`
+}
+
+// A Rule is one class of check: what it checks and why, and the check.
+type Rule struct {
+	ID     string
+	Checks string
+	Why    string
+	Run    func(t *Target) []Finding
+}
+
+// A Profile adds the rules of a framework to the generic ones when it
+// recognises the repository.
+type Profile struct {
+	Name    string
+	Matches func(t *Target) bool
+	Rules   []Rule
+}
+
+// Input is what the preflight reads: the resolved command of one seed and
+// the approved contract's facts about it.
+type Input struct {
+	Root    string
+	Command string
+	Seed    int
+	RunDir  string
+	// Python is the declared interpreter (adapter runtime.python).
+	Python string
+	// Config is the config file the command is given (adapter config.default)
+	// and Override how one parameter is passed ("--set {name}={value}").
+	Config   string
+	Override string
+	// HeldOut are the evaluation seeds a training run must not use.
+	HeldOut    []int
+	GPUsPerRun int
+	Ports      []int
+	// Live says the caller probes the machine itself (check's live rows),
+	// so the preflight leaves ports alone.
+	Live bool
+	// Env is the environment the run would get.
+	Env []string
+}
+
+// A Target is the preflight's view of the run, shared by the rules.
+type Target struct {
+	Input
+	Calls   []Call
+	Entries []Entry
+	// Programs are what reading each entry found, by script.
+	Programs map[string]*Program
+	// ConfigKeys are the dotted keys of the config file; nil when it could
+	// not be read.
+	ConfigKeys []string
+	configErr  error
+}
+
+// A Program is what the static reading of one entry point found.
+type Program struct {
+	Script   string   `json:"script"`
+	Compiles bool     `json:"compiles"`
+	Error    string   `json:"error"`
+	Missing  []string `json:"missing"`
+	Options  []string `json:"options"`
+	Parsers  []string `json:"parsers"`
+	Uses     []string `json:"uses"`
+	Hydra    *struct {
+		ConfigPath string `json:"config_path"`
+		ConfigName string `json:"config_name"`
+	} `json:"hydra"`
+	readErr string
+}
+
+// A Report is the preflight's outcome.
+type Report struct {
+	Command  string        `json:"command"`
+	Findings []Finding     `json:"findings"`
+	Duration time.Duration `json:"duration_ns"`
+}
+
+// Count says how many findings have level l.
+func (r Report) Count(l preflight.Level) int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Level == l {
+			n++
+		}
+	}
+	return n
+}
+
+// Messages are the findings of level l.
+func (r Report) Messages(l preflight.Level) []string {
+	var m []string
+	for _, f := range r.Findings {
+		if f.Level == l {
+			m = append(m, f.Message)
+		}
+	}
+	return m
+}
+
+//go:embed inspect.py
+var inspectPy string
+
+// Run reads the run and applies the generic rules and those of every
+// profile that matches.
+func Run(ctx context.Context, in Input, profiles ...Profile) (Report, error) {
+	start := time.Now()
+	t := &Target{Input: in, Programs: map[string]*Program{}}
+	calls, err := parseCommand(in.Command)
+	if err != nil {
+		return Report{}, fmt.Errorf("read the command %q: %w", in.Command, err)
+	}
+	t.Calls = calls
+	for i := range t.Calls {
+		if e, ok := entryOf(in.Root, &t.Calls[i]); ok || e.Runner != "" {
+			t.Entries = append(t.Entries, e)
+		}
+	}
+	t.readPrograms(ctx)
+	t.readConfig()
+	rules := Rules()
+	for _, p := range profiles {
+		if p.Matches(t) {
+			rules = append(rules, p.Rules...)
+		}
+	}
+	var r Report
+	r.Command = in.Command
+	for _, rule := range rules {
+		for _, f := range rule.Run(t) {
+			f.Rule = rule.ID
+			r.Findings = append(r.Findings, f)
+		}
+	}
+	r.Duration = time.Since(start)
+	return r, nil
+}
+
+// readPrograms reads every entry point in one interpreter start.
+func (t *Target) readPrograms(ctx context.Context) {
+	byPython := map[string][]string{}
+	for _, e := range t.Entries {
+		if e.Script == "" {
+			continue
+		}
+		py := t.Python
+		if py == "" {
+			py = e.Interpreter
+		}
+		if py == "" {
+			py = "python3"
+		}
+		byPython[py] = append(byPython[py], filepath.Join(t.Root, e.Script))
+	}
+	for py, scripts := range byPython {
+		req, _ := json.Marshal(map[string]any{"root": t.Root, "scripts": scripts})
+		cmd := exec.CommandContext(ctx, py, "-c", inspectPy)
+		cmd.Dir = t.Root
+		cmd.Stdin = bytes.NewReader(req)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		var progs []*Program
+		if err == nil {
+			err = json.Unmarshal(out, &progs)
+		}
+		if err != nil {
+			msg := fmt.Sprintf("%s could not read the entry points: %v %s", py, err, lastLine(stderr.String()))
+			for _, s := range scripts {
+				t.Programs[s] = &Program{Script: s, readErr: strings.TrimSpace(msg)}
+			}
+			continue
+		}
+		for _, p := range progs {
+			t.Programs[p.Script] = p
+		}
+	}
+}
+
+func (t *Target) program(e Entry) *Program {
+	if e.Script == "" {
+		return nil
+	}
+	return t.Programs[filepath.Join(t.Root, e.Script)]
+}
+
+// readConfig reads the config file's keys (JSON or YAML).
+func (t *Target) readConfig() {
+	if t.Config == "" {
+		return
+	}
+	data, err := os.ReadFile(filepath.Join(t.Root, t.Config))
+	if err != nil {
+		t.configErr = err
+		return
+	}
+	var v any
+	if err := yaml.Unmarshal(data, &v); err != nil {
+		t.configErr = err
+		return
+	}
+	t.ConfigKeys = flatten("", v)
+}
+
+// flatten lists the dotted keys of a config tree, parents included.
+func flatten(prefix string, v any) []string {
+	var keys []string
+	switch m := v.(type) {
+	case map[string]any:
+		for k, sub := range m {
+			key := k
+			if prefix != "" {
+				key = prefix + "." + k
+			}
+			keys = append(keys, key)
+			keys = append(keys, flatten(key, sub)...)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Lines renders the report in the preflight line format: OK and SKIP on
+// stdout, WARN and FATAL on stderr, then the summary.
+func (r Report) Lines() (stdout, stderr string) {
+	var out, errs strings.Builder
+	out.WriteString("───────────── rlxp preflight ─────────────\n")
+	for _, f := range r.Findings {
+		line := fmt.Sprintf("  %s %-6s %s\n", glyph[f.Level], f.Level, f.Message)
+		if f.Level == preflight.Warn || f.Level == preflight.Fatal {
+			errs.WriteString(line)
+		} else {
+			out.WriteString(line)
+		}
+	}
+	fatal, warn := r.Count(preflight.Fatal), r.Count(preflight.Warn)
+	if fatal > 0 {
+		fmt.Fprintf(&errs, "[preflight] %d FATAL, %d WARN — refusing to start. Fix the ✗ items above.\n", fatal, warn)
+	} else {
+		fmt.Fprintf(&out, "[preflight] all fatal checks passed (%d WARN).\n", warn)
+	}
+	return out.String(), errs.String()
+}
+
+var glyph = map[preflight.Level]string{preflight.OK: "✓", preflight.Warn: "⚠", preflight.Fatal: "✗", preflight.Skip: "⊘"}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
+}

@@ -1,0 +1,459 @@
+package builtin
+
+import (
+	"errors"
+	"fmt"
+	iofs "io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/rlxp/rlxp/internal/preflight"
+	"github.com/rlxp/rlxp/internal/probe"
+)
+
+// minDisk is the free space below which the run directory's disk warns.
+const minDisk = 1 << 30
+
+// Rules are the generic classes, for every repository, in the order they
+// print.
+func Rules() []Rule {
+	return []Rule{
+		{ID: "entry", Checks: "the entry point exists and compiles with the declared interpreter",
+			Why: "a missing file or a syntax error fails the run as it starts", Run: entryRule},
+		{ID: "imports", Checks: "the entry point's top-level imports resolve in the declared interpreter",
+			Why: "a missing module fails the run as it starts", Run: importsRule},
+		{ID: "options", Checks: "every option of the command is one the program (or its runner) reads",
+			Why: "an option nobody reads is a parameter the run silently ignores, or a failure minutes in", Run: optionsRule},
+		{ID: "overrides", Checks: "every key=value override names a key of the config",
+			Why: "an override of a key the config does not have changes nothing the program reads", Run: overridesRule},
+		{ID: "paths", Checks: "the config and the paths the command names exist",
+			Why: "a missing config or checkpoint fails the run after its setup", Run: pathsRule},
+		{ID: "run-dir", Checks: "the run directory is new and writable, with disk headroom",
+			Why: "a run that cannot write its outputs is lost; one that writes over another's mixes their evidence", Run: runDirRule},
+		{ID: "seed", Checks: "the training seed is outside the held-out evaluation seeds",
+			Why: "training on held-out seeds makes the evaluation meaningless", Run: seedRule},
+		{ID: "gpus", Checks: "the GPUs the launcher asks for equal the contract's GPUs per run",
+			Why: "a world size that differs from the approved hardware fails at start or runs another experiment", Run: gpusRule},
+		{ID: "ports", Checks: "the declared ports are free",
+			Why: "a port in use fails the run's rendezvous or server", Run: portsRule},
+		{ID: "env", Checks: "the environment variables the run needs are set",
+			Why: "a run that logs online without credentials fails or hangs at its first log", Run: envRule},
+	}
+}
+
+func fatal(format string, args ...any) Finding {
+	return Finding{Level: preflight.Fatal, Message: fmt.Sprintf(format, args...)}
+}
+func warn(format string, args ...any) Finding {
+	return Finding{Level: preflight.Warn, Message: fmt.Sprintf(format, args...)}
+}
+func ok(format string, args ...any) Finding {
+	return Finding{Level: preflight.OK, Message: fmt.Sprintf(format, args...)}
+}
+func skip(format string, args ...any) Finding {
+	return Finding{Level: preflight.Skip, Message: fmt.Sprintf(format, args...)}
+}
+
+func entryRule(t *Target) []Finding {
+	if len(t.Entries) == 0 {
+		return []Finding{skip("no Python entry point found in the command (%s): nothing to read", clip(t.Command))}
+	}
+	var fs []Finding
+	for _, e := range t.Entries {
+		if e.Script == "" {
+			fs = append(fs, skip("%s starts no Python program rlxp can name; its options are not checked", e.Runner))
+			continue
+		}
+		p := t.program(e)
+		switch {
+		case p == nil:
+			fs = append(fs, skip("%s was not read", e.Script))
+		case p.readErr != "":
+			fs = append(fs, fatal("%s", p.readErr))
+		case !p.Compiles && isNotExist(p.Error):
+			fs = append(fs, fatal("entry point %s does not exist", e.Script))
+		case !p.Compiles:
+			fs = append(fs, fatal("entry point does not compile: %s", p.Error))
+		default:
+			fs = append(fs, ok("entry point %s compiles", e.Script))
+		}
+	}
+	return fs
+}
+
+func isNotExist(msg string) bool {
+	return strings.Contains(msg, "No such file")
+}
+
+func importsRule(t *Target) []Finding {
+	var fs []Finding
+	for _, e := range t.Entries {
+		p := t.program(e)
+		if p == nil || !p.Compiles {
+			continue
+		}
+		if len(p.Missing) > 0 {
+			fs = append(fs, fatal("%s imports %s, which %s cannot find", e.Script, strings.Join(p.Missing, ", "), t.python(e)))
+		} else {
+			fs = append(fs, ok("%s's top-level imports resolve in %s", e.Script, t.python(e)))
+		}
+	}
+	return fs
+}
+
+func (t *Target) python(e Entry) string {
+	switch {
+	case t.Python != "":
+		return t.Python
+	case e.Interpreter != "":
+		return e.Interpreter
+	}
+	return "python3"
+}
+
+// optionsRule checks the command's long options against those the
+// program's parsers define and its runner names.
+func optionsRule(t *Target) []Finding {
+	var fs []Finding
+	for _, e := range t.Entries {
+		p := t.program(e)
+		if p == nil || !p.Compiles {
+			continue
+		}
+		accepted := append(slices.Clone(p.Options), e.RunnerOptions...)
+		if len(p.Options) == 0 {
+			if slices.Contains(p.Parsers, "hydra") || slices.Contains(p.Parsers, "omegaconf") {
+				continue // key=value overrides, read by the overrides rule
+			}
+			if len(optionsOf(e.Args)) > 0 {
+				fs = append(fs, skip("%s defines no options rlxp can read (no argparse, click or absl definitions): its options are not checked", e.Script))
+			}
+			continue
+		}
+		bad := 0
+		for _, o := range optionsOf(e.Args) {
+			if slices.Contains(accepted, o) || (strings.HasPrefix(o, "--no-") && slices.Contains(accepted, "--"+o[5:])) {
+				continue
+			}
+			bad++
+			fs = append(fs, fatal("option %s is not read by %s (closest accepted: %s)", o, e.Script, closest(o, accepted)))
+		}
+		if bad == 0 {
+			fs = append(fs, ok("every option given to %s is one it reads (%s)", e.Script, strings.Join(p.Parsers, ", ")))
+		}
+	}
+	return fs
+}
+
+// optionsOf are the long options among a program's arguments.
+func optionsOf(args []string) []string {
+	var opts []string
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if strings.HasPrefix(a, "--") && len(a) > 2 {
+			name, _, _ := strings.Cut(a, "=")
+			opts = append(opts, name)
+		}
+	}
+	return opts
+}
+
+// overridesRule checks key=value overrides against the config's keys:
+// those passed with the adapter's override option (--set k=v), and the bare
+// k=v arguments of a Hydra or OmegaConf program.
+func overridesRule(t *Target) []Finding {
+	setOpt := ""
+	if f := strings.Fields(t.Override); len(f) == 2 && strings.HasPrefix(f[0], "-") && strings.HasPrefix(f[1], "{name}=") {
+		setOpt = f[0]
+	}
+	var fs []Finding
+	for _, e := range t.Entries {
+		p := t.program(e)
+		dotlist := p != nil && (slices.Contains(p.Parsers, "hydra") || slices.Contains(p.Parsers, "omegaconf"))
+		var keys []string
+		for i, a := range e.Args {
+			switch {
+			case setOpt != "" && a == setOpt && i+1 < len(e.Args):
+				k, _, _ := strings.Cut(e.Args[i+1], "=")
+				keys = append(keys, k)
+			case setOpt != "" && strings.HasPrefix(a, setOpt+"="):
+				k, _, _ := strings.Cut(strings.TrimPrefix(a, setOpt+"="), "=")
+				keys = append(keys, k)
+			case dotlist && !strings.HasPrefix(a, "-") && strings.Contains(a, "=") && (i == 0 || !strings.HasPrefix(e.Args[i-1], "-") || strings.Contains(e.Args[i-1], "=")):
+				k, _, _ := strings.Cut(a, "=")
+				if !strings.HasPrefix(k, "+") && !strings.HasPrefix(k, "hydra.") {
+					keys = append(keys, strings.TrimPrefix(k, "~"))
+				}
+			}
+		}
+		if len(keys) == 0 {
+			continue
+		}
+		cfgKeys, cfg, err := t.configFor(p)
+		if err != nil {
+			fs = append(fs, skip("overrides %s not checked: %v", strings.Join(keys, ", "), err))
+			continue
+		}
+		bad := 0
+		for _, k := range keys {
+			if !slices.Contains(cfgKeys, k) {
+				bad++
+				fs = append(fs, fatal("override %s names no key of %s (closest: %s)", k, cfg, closest(k, cfgKeys)))
+			}
+		}
+		if bad == 0 {
+			fs = append(fs, ok("every override (%s) is a key of %s", strings.Join(keys, ", "), cfg))
+		}
+	}
+	return fs
+}
+
+// configFor is the config a program's overrides apply to: a Hydra main's
+// own config, or the adapter's.
+func (t *Target) configFor(p *Program) ([]string, string, error) {
+	if p != nil && p.Hydra != nil && p.Hydra.ConfigName != "" {
+		rel, _ := filepath.Rel(t.Root, p.Hydra.ConfigPath)
+		name := filepath.Join(rel, strings.TrimSuffix(p.Hydra.ConfigName, ".yaml")+".yaml")
+		sub := &Target{Input: Input{Root: t.Root, Config: name}}
+		sub.readConfig()
+		if sub.configErr != nil {
+			return nil, name, sub.configErr
+		}
+		return sub.ConfigKeys, name, nil
+	}
+	if t.Config == "" {
+		return nil, "", errors.New("adapter.yaml names no config.default")
+	}
+	if t.configErr != nil {
+		return nil, t.Config, fmt.Errorf("%s: %w", t.Config, t.configErr)
+	}
+	return t.ConfigKeys, t.Config, nil
+}
+
+// pathOption names an option whose value is an input that must exist.
+func pathOption(name string) bool {
+	name = strings.TrimLeft(strings.ToLower(name), "-")
+	for _, w := range []string{"config", "cfg", "resume", "checkpoint", "ckpt", "load", "data", "dataset", "init"} {
+		if name == w || strings.HasPrefix(name, w+"_") || strings.HasPrefix(name, w+"-") || strings.HasSuffix(name, "_"+w) || strings.HasSuffix(name, "-"+w) {
+			return true
+		}
+	}
+	return false
+}
+
+func pathsRule(t *Target) []Finding {
+	var out []Finding
+	if t.Config != "" {
+		if _, err := os.Stat(filepath.Join(t.Root, t.Config)); err != nil {
+			out = append(out, fatal("config %s does not exist", t.Config))
+		} else if t.configErr != nil {
+			out = append(out, fatal("config %s does not parse: %v", t.Config, t.configErr))
+		} else {
+			out = append(out, ok("config %s exists and parses", t.Config))
+		}
+	}
+	for _, e := range t.Entries {
+		for i, a := range e.Args {
+			name, val, has := strings.Cut(a, "=")
+			if !strings.HasPrefix(name, "--") || !pathOption(name) {
+				continue
+			}
+			if !has {
+				if i+1 >= len(e.Args) || strings.HasPrefix(e.Args[i+1], "-") {
+					continue
+				}
+				val = e.Args[i+1]
+			}
+			if val == "" || val == t.Config || within(t.RunDir, val) {
+				continue // the run's own outputs do not exist yet
+			}
+			if _, err := os.Stat(filepath.Join(t.Root, val)); errors.Is(err, iofs.ErrNotExist) {
+				out = append(out, fatal("%s %s does not exist", name, val))
+			}
+		}
+	}
+	return out
+}
+
+func within(dir, p string) bool {
+	if dir == "" {
+		return false
+	}
+	r, err := filepath.Rel(filepath.Clean(dir), filepath.Clean(p))
+	return err == nil && r != ".." && !strings.HasPrefix(r, "../")
+}
+
+func runDirRule(t *Target) []Finding {
+	if t.RunDir == "" {
+		return nil
+	}
+	dir := t.RunDir
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(t.Root, dir)
+	}
+	var fs []Finding
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		fs = append(fs, warn("run directory %s exists and holds %d entries: a run would write among them", t.RunDir, len(entries)))
+	}
+	parent := dir
+	for {
+		if _, err := os.Stat(parent); err == nil {
+			break
+		}
+		next := filepath.Dir(parent)
+		if next == parent {
+			break
+		}
+		parent = next
+	}
+	if err := syscall.Access(parent, 2 /* W_OK */); err != nil {
+		return append(fs, fatal("run directory %s cannot be written: %s is not writable (%v)", t.RunDir, rel(t.Root, parent), err))
+	}
+	s, err := probe.Disk(probe.System(), parent)
+	switch {
+	case err != nil:
+		fs = append(fs, warn("run directory %s: disk space unknown (%v)", t.RunDir, err))
+	case s.Free < minDisk:
+		fs = append(fs, warn("run directory %s: disk nearly full (%s)", t.RunDir, s))
+	default:
+		fs = append(fs, ok("run directory %s is writable (%s)", t.RunDir, s))
+	}
+	return fs
+}
+
+func seedRule(t *Target) []Finding {
+	if len(t.HeldOut) == 0 {
+		return []Finding{skip("the contract names no held-out evaluation seeds")}
+	}
+	if slices.Contains(t.HeldOut, t.Seed) {
+		return []Finding{fatal("seed %d is one of the held-out evaluation seeds %v", t.Seed, t.HeldOut)}
+	}
+	if low := slices.Min(t.HeldOut); t.Seed >= low {
+		return []Finding{warn("seed %d is at or above the first held-out evaluation seed %d", t.Seed, low)}
+	}
+	return []Finding{ok("seed %d is outside the held-out evaluation seeds", t.Seed)}
+}
+
+func gpusRule(t *Target) []Finding {
+	var fs []Finding
+	for _, c := range t.Calls {
+		if v, has := c.Env["CUDA_VISIBLE_DEVICES"]; has {
+			n := 0
+			for _, d := range strings.Split(v, ",") {
+				if strings.TrimSpace(d) != "" {
+					n++
+				}
+			}
+			if n != t.GPUsPerRun {
+				fs = append(fs, fatal("CUDA_VISIBLE_DEVICES=%s gives the run %d GPU%s; the contract approves %d per run", v, n, plural(n), t.GPUsPerRun))
+			}
+		}
+	}
+	for _, e := range t.Entries {
+		if e.Launcher == "" || e.NProc == 0 {
+			continue
+		}
+		if e.NProc != t.GPUsPerRun {
+			fs = append(fs, fatal("%s asks for %d processes (one per GPU); the contract approves %d GPU%s per run", e.Launcher, e.NProc, t.GPUsPerRun, plural(t.GPUsPerRun)))
+		} else {
+			fs = append(fs, ok("%s asks for %d GPU%s, as the contract approves", e.Launcher, e.NProc, plural(e.NProc)))
+		}
+	}
+	return fs
+}
+
+func portsRule(t *Target) []Finding {
+	if t.Live || len(t.Ports) == 0 {
+		return nil
+	}
+	var fs []Finding
+	for _, p := range probe.Ports(probe.System(), t.Ports) {
+		switch p.Status {
+		case probe.PortFree:
+			fs = append(fs, ok("%s", p))
+		case probe.PortInUse:
+			fs = append(fs, fatal("%s", p))
+		default:
+			fs = append(fs, warn("%s", p))
+		}
+	}
+	return fs
+}
+
+func envRule(t *Target) []Finding {
+	usesWandb := false
+	for _, p := range t.Programs {
+		usesWandb = usesWandb || slices.Contains(p.Uses, "wandb")
+	}
+	if !usesWandb {
+		return nil
+	}
+	env := map[string]string{}
+	for _, kv := range t.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	switch mode := env["WANDB_MODE"]; {
+	case mode == "offline" || mode == "disabled" || mode == "dryrun":
+		return []Finding{ok("W&B logs %s (WANDB_MODE)", mode)}
+	case env["WANDB_API_KEY"] != "":
+		return []Finding{ok("W&B key set (WANDB_API_KEY)")}
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		if data, err := os.ReadFile(filepath.Join(home, ".netrc")); err == nil && strings.Contains(string(data), "api.wandb.ai") {
+			return []Finding{ok("W&B key in ~/.netrc")}
+		}
+	}
+	return []Finding{warn("the program imports wandb but WANDB_API_KEY is not set, ~/.netrc has no api.wandb.ai entry and WANDB_MODE is not offline")}
+}
+
+// closest is the accepted name nearest to name, by edit distance.
+func closest(name string, accepted []string) string {
+	best, bestD := "none", -1
+	for _, a := range accepted {
+		if d := distance(name, a); bestD < 0 || d < bestD {
+			best, bestD = a, d
+		}
+	}
+	return best
+}
+
+// distance is the Levenshtein distance between a and b.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func clip(s string) string {
+	if len(s) <= 80 {
+		return s
+	}
+	return strings.ToValidUTF8(s[:80], "") + "…"
+}
