@@ -248,7 +248,7 @@ func pathOption(name string) bool {
 
 func pathsRule(t *Target) []Finding {
 	var out []Finding
-	if t.Config != "" {
+	if t.Config != "" && t.usesConfig() {
 		if _, err := os.Stat(filepath.Join(t.Root, t.Config)); err != nil {
 			out = append(out, fatal("config %s does not exist", t.Config))
 		} else if t.configErr != nil {
@@ -278,6 +278,20 @@ func pathsRule(t *Target) []Finding {
 		}
 	}
 	return out
+}
+
+// usesConfig says whether the command hands the program the config file:
+// only then must it exist.
+func (t *Target) usesConfig() bool {
+	for _, c := range t.Calls {
+		for _, a := range c.Args {
+			_, v, _ := strings.Cut(a, "=")
+			if a == t.Config || v == t.Config {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func within(dir, p string) bool {
