@@ -66,6 +66,11 @@ The checks:
   ports      the declared ports are free
   env        a program that imports wandb has a key, or logs offline
 
+and the rules of a framework it recognises:
+
+  hydra-groups  a Hydra main's group=option overrides name a YAML file
+                of the group's directory
+
 'rlxp check' runs these when adapter.yaml declares no commands.preflight.
 
 EXIT STATUS
@@ -146,7 +151,7 @@ func runBuiltin(ctx context.Context, r *state.Repo, l *contract.Loaded, ad *adap
 		Python: ad.Runtime.Python, Config: ad.Config.Default, Override: ad.Config.Override,
 		HeldOut: ct.Evaluation.Seeds, GPUsPerRun: ct.Hardware.GPUsPerRun, Ports: ad.Runtime.Ports,
 		Live: live, Env: os.Environ(),
-	})
+	}, builtin.Profiles()...)
 }
 
 // builtinPreflight is check's preflight when the adapter declares none.

@@ -186,6 +186,9 @@ func overridesRule(t *Target) []Finding {
 				keys = append(keys, k)
 			case dotlist && !strings.HasPrefix(a, "-") && strings.Contains(a, "=") && (i == 0 || !strings.HasPrefix(e.Args[i-1], "-") || strings.Contains(e.Args[i-1], "=")):
 				k, _, _ := strings.Cut(a, "=")
+				if _, group := hydraGroup(p, k); group {
+					continue // a config group: the hydra profile's rule
+				}
 				if !strings.HasPrefix(k, "+") && !strings.HasPrefix(k, "hydra.") {
 					keys = append(keys, strings.TrimPrefix(k, "~"))
 				}
