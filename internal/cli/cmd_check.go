@@ -140,7 +140,7 @@ func evaluateCheck(ctx context.Context, env *Env, o *checkOptions, arg string) (
 		Repo: r, Contract: l, Experiments: set, Experiment: e, Adapter: ad, Runs: recs,
 		Seeds: o.seeds, Seed: o.seed, RunDir: o.runDir, Timeout: o.timeout, Host: probe.System(),
 		PlanChanges: planChanges(ctx, r, e),
-		Builtin: builtinPreflight(r, l, ad, e, o.runDir),
+		Builtin:     builtinPreflight(r, l, ad, e, o.runDir),
 	})
 	if err != nil {
 		return nil, err
