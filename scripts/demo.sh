@@ -149,11 +149,8 @@ run 0 rlxp gate lr-0.05
 step "Is it safe to run right now? The gate, the repo's own preflight, and this machine"
 show 0 rlxp check lr-0.05
 
-step "A training seed inside the held-out range passes the gate, but the repo's preflight refuses it"
-run 0 rlxp experiment add seed-leak --seeds 10000 --param lr=0.02 --hypothesis "one more seed"
-run 0 as_human rlxp experiment approve seed-leak --yes --by demo-reviewer
-run 3 rlxp check seed-leak
-run 0 rlxp experiment reject seed-leak --reason "seed 10000 is a held-out evaluation seed" --by demo-reviewer
+step "A training seed inside the held-out evaluation seeds is refused"
+run 1 rlxp experiment add seed-leak --seeds 10000 --param lr=0.02 --hypothesis "one more seed"
 
 step "Over budget: 30 runs do not fit in the 24 the contract allows, so the sweep is refused"
 run 1 rlxp experiment add sweep --seeds "$(seq -s, 0 29)" --param gamma=0.95
