@@ -186,7 +186,9 @@ func Changes(approved, now Material) []string {
 	if approved.Adapter != now.Adapter {
 		out = append(out, ".rlxp/adapter.yaml: the commands, config rendering, metric sources, interpreter or guard allow list changed")
 	}
-	if approved.Head != now.Head {
+	// A repository that had no commit at approval (or was not one) is judged
+	// by its files alone.
+	if approved.Head != "" && approved.Head != now.Head {
 		out = append(out, fmt.Sprintf("git HEAD %s -> %s", short(approved.Head), short(now.Head)))
 	}
 	for _, k := range keys(approved.Files, now.Files) {
