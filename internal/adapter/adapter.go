@@ -93,6 +93,10 @@ func Check(f *document.File) ([]*document.Error, error) {
 	return errs, nil
 }
 
+// MetricFormat is the source's declared format, "" to detect it from the
+// file. Parse has already refused a name rlxp cannot read.
+func (s Source) MetricFormat() metrics.Format { return metrics.Format(s.Format) }
+
 // SourceNames lists the declared sources, sorted.
 func (a *Adapter) SourceNames() []string {
 	var names []string

@@ -151,12 +151,7 @@ func RunSource(r *state.Repo, ad *adapter.Adapter, name string, rec runs.Record)
 	if rel, err = adapter.Expand(s.Path, vars); err != nil {
 		return "", "", err.Error(), nil
 	}
-	if s.Format != "" {
-		if format, err = metrics.ParseFormat(s.Format); err != nil {
-			return "", "", "", fmt.Errorf("%s metrics.sources.%s.format: %w", r.Show(state.Adapter), name, err)
-		}
-	}
-	return rel, format, "", nil
+	return rel, s.MetricFormat(), "", nil
 }
 
 // readSource reads one declared metric source of a run. A source that is

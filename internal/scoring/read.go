@@ -64,10 +64,8 @@ func (rd reader) resolve(sr SeedRun, name string) (resolved, error) {
 	if !filepath.IsAbs(rel) {
 		out.path, out.shown = filepath.Join(r.Root, rel), r.Display(rel)
 	}
-	if out.format == "" && src.Format != "" {
-		if out.format, err = metrics.ParseFormat(src.Format); err != nil {
-			return resolved{}, fmt.Errorf("%s metrics.sources.%s.format: %w", r.Show(state.Adapter), name, err)
-		}
+	if out.format == "" {
+		out.format = src.MetricFormat()
 	}
 	return out, nil
 }
