@@ -47,14 +47,7 @@ EXIT STATUS
   2  usage error`,
 		Flags: fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
-			if len(args) > 0 {
-				return usagef("show takes no arguments")
-			}
-			r, err := openRepo(env, o.root)
-			if err != nil {
-				return err
-			}
-			book, err := approvalLog(r).Read()
+			r, book, err := readApprovals(env, "show", o.root, args)
 			if err != nil {
 				return err
 			}
@@ -115,14 +108,7 @@ EXIT STATUS
   3  the chain does not verify`,
 		Flags: fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
-			if len(args) > 0 {
-				return usagef("verify takes no arguments")
-			}
-			r, err := openRepo(env, o.root)
-			if err != nil {
-				return err
-			}
-			book, err := approvalLog(r).Read()
+			r, book, err := readApprovals(env, "verify", o.root, args)
 			if err != nil {
 				return err
 			}
@@ -152,4 +138,18 @@ EXIT STATUS
 			return nil
 		},
 	}
+}
+
+// readApprovals opens the repository and reads its approvals log for a
+// subcommand that takes no arguments.
+func readApprovals(env *Env, name, root string, args []string) (*state.Repo, approval.Book, error) {
+	if len(args) > 0 {
+		return nil, approval.Book{}, usagef("%s takes no arguments", name)
+	}
+	r, err := openRepo(env, root)
+	if err != nil {
+		return nil, approval.Book{}, err
+	}
+	book, err := approvalLog(r).Read()
+	return r, book, err
 }
