@@ -64,7 +64,7 @@ func (c *Cache) File(path string, counted io.Writer) (string, error) {
 	if !fi.Mode().IsRegular() {
 		return "", fmt.Errorf("hash %s: not a regular file", path)
 	}
-	key, stamped := stampKey(fi)
+	key, stamped := Stamp(fi)
 	if c != nil && stamped {
 		if sum, ok := c.get(key); ok {
 			return sum, nil
@@ -82,7 +82,7 @@ func (c *Cache) File(path string, counted io.Writer) (string, error) {
 	// Stamps read after the hash: a file changed meanwhile is not stored.
 	after, err := f.Stat()
 	if c != nil && stamped && err == nil {
-		if k, _ := stampKey(after); k == key && c.now().Sub(after.ModTime()) > settle {
+		if k, _ := Stamp(after); k == key && c.now().Sub(after.ModTime()) > settle {
 			c.put(key, sum)
 		}
 	}

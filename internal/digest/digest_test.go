@@ -76,7 +76,7 @@ func TestDamagedEntryIsAMiss(t *testing.T) {
 	settled(t, path, []byte("abc\n"))
 	want, _ := c.File(path, nil)
 	fi, _ := os.Stat(path)
-	key, _ := stampKey(fi)
+	key, _ := Stamp(fi)
 	if err := os.WriteFile(c.entry(key), []byte(key+"\nsha256:00\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

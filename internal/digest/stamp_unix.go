@@ -8,9 +8,10 @@ import (
 	"syscall"
 )
 
-// stampKey is a file's identity and change stamps; ok is false when the
-// system does not say them.
-func stampKey(fi fs.FileInfo) (key string, ok bool) {
+// Stamp is a file's identity and change stamps (device, inode, size,
+// mtime and ctime in nanoseconds) as one comparable key; ok is false when
+// the system does not say them. Caches keyed on it re-read a changed file.
+func Stamp(fi fs.FileInfo) (key string, ok bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
 		return "", false

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rlxp/rlxp/internal/diagnose"
+	"github.com/rlxp/rlxp/internal/digest"
 	"github.com/rlxp/rlxp/internal/metrics"
 )
 
@@ -34,7 +35,7 @@ type cacheKey struct {
 }
 
 type cacheEntry struct {
-	id    fileID
+	id    string // digest.Stamp
 	facts fileFacts
 	used  bool
 }
@@ -49,18 +50,11 @@ type fileFacts struct {
 	tailErr error
 }
 
-// fileID is a file's identity and change stamps.
-type fileID struct {
-	dev, ino     uint64
-	size         int64
-	mtime, ctime int64
-}
-
 // read returns what the file at abs says, from the cache when its stamps
 // (st, taken before the read) are unchanged. A file that changes during a
 // read has new stamps on the next look, so it is read again then.
 func (c *Cache) read(abs, shown string, format metrics.Format, notBefore time.Time, st os.FileInfo, tail bool, rules []diagnose.Rule) fileFacts {
-	id, ok := identify(st)
+	id, ok := digest.Stamp(st)
 	if c == nil || !ok {
 		return readFile(abs, shown, format, notBefore, tail, rules)
 	}
