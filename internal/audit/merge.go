@@ -13,6 +13,20 @@ import (
 	"github.com/rlxp/rlxp/internal/document"
 )
 
+// newMerger reads the YAML structure of adapter.yaml's text, keeping its
+// lines so that a merge changes only what it fills.
+func newMerger(path string, data []byte) (*merger, error) {
+	file, err := parser.ParseBytes(data, 0)
+	if err != nil || len(file.Docs) != 1 {
+		return nil, fmt.Errorf("%s: cannot read the YAML structure", path)
+	}
+	m := &merger{lines: strings.SplitAfter(string(data), "\n"), top: entries(file.Docs[0].Body)}
+	if n := len(m.lines); n > 0 && m.lines[n-1] == "" {
+		m.lines = m.lines[:n-1]
+	}
+	return m, nil
+}
+
 // Fill merges a draft into the text of adapter.yaml. It fills only the
 // fields that are missing, empty, or still the template's ("", {}, [],
 // a commented-out example) and leaves every other byte as a person wrote
@@ -26,13 +40,9 @@ func Fill(path string, data []byte, d Draft) ([]byte, []string, error) {
 	if _, err := document.Parse(path, data); err != nil {
 		return nil, nil, err
 	}
-	file, err := parser.ParseBytes(data, 0)
-	if err != nil || len(file.Docs) != 1 {
-		return nil, nil, fmt.Errorf("%s: cannot read the YAML structure", path)
-	}
-	m := &merger{lines: strings.SplitAfter(string(data), "\n"), top: entries(file.Docs[0].Body)}
-	if n := len(m.lines); n > 0 && m.lines[n-1] == "" {
-		m.lines = m.lines[:n-1]
+	m, err := newMerger(path, data)
+	if err != nil {
+		return nil, nil, err
 	}
 	for _, sec := range []struct {
 		name   string

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
 
 	"github.com/rlxp/rlxp/internal/adapter"
 	"github.com/rlxp/rlxp/internal/metrics"
@@ -200,13 +199,9 @@ func Observed(path string, data []byte, obs []Observation) ([]byte, []string, er
 	if _, err := adapter.Parse(path, data); err != nil {
 		return nil, nil, err
 	}
-	file, err := parser.ParseBytes(data, 0)
-	if err != nil || len(file.Docs) != 1 {
-		return nil, nil, fmt.Errorf("%s: cannot read the YAML structure", path)
-	}
-	m := &merger{lines: strings.SplitAfter(string(data), "\n"), top: entries(file.Docs[0].Body)}
-	if n := len(m.lines); n > 0 && m.lines[n-1] == "" {
-		m.lines = m.lines[:n-1]
+	m, err := newMerger(path, data)
+	if err != nil {
+		return nil, nil, err
 	}
 	var have []*ast.MappingValueNode
 	if mt := find(m.top, "metrics"); mt != nil {
