@@ -24,26 +24,8 @@ mkdir -p "$data"
 pin=()
 [[ -n ${CPUS:-} ]] && pin=(taskset -c "$CPUS")
 
-# tags per format, as in bench-score.sh: about 1 GB each at 1M steps
-declare -A tags=([jsonl]=40 [csv]=60 [tfevents]=16)
-gen() {
-  local f=$data/history-$1-$steps.$1
-  if [[ ! -s $f ]]; then
-    if [[ -n ${GENMETRICS:-} ]]; then
-      "$GENMETRICS" -format "$1" -steps "$steps" -tags "${tags[$1]}" -o "$f.tmp"
-    else
-      (cd "$here" && go run ./scripts/bench/genmetrics -format "$1" -steps "$steps" -tags "${tags[$1]}" -o "$f.tmp")
-    fi
-    mv "$f.tmp" "$f"
-  fi
-  echo "$f"
-}
-
-# measure CMD...: print "seconds maxrss_kb" of one run (output kept in $work/out).
-measure() {
-  /usr/bin/time -f '%e %M' -o "$work/t" "${pin[@]}" "$@" >"$work/out" 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
-  cat "$work/t"
-}
+# gen FORMAT and measure CMD...
+source "$here/scripts/bench/lib.sh"
 median3() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
 
 printf '%-9s %8s %9s %9s %7s %10s\n' format size wc-l_s rlxp_s vs_wc rlxp_rss

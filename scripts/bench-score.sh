@@ -18,26 +18,8 @@ mkdir -p "$data"
 work=$(mktemp -d "${TMPDIR:-/tmp}/rlxp-bench-score.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# tags per format, chosen so that each file is about 1 GB at 1M steps
-declare -A tags=([jsonl]=40 [csv]=60 [tfevents]=16)
-gen() {
-  local f=$data/history-$1-$steps.$1
-  if [[ ! -s $f ]]; then
-    if [[ -n ${GENMETRICS:-} ]]; then
-      "$GENMETRICS" -format "$1" -steps "$steps" -tags "${tags[$1]}" -o "$f.tmp"
-    else
-      (cd "$here" && go run ./scripts/bench/genmetrics -format "$1" -steps "$steps" -tags "${tags[$1]}" -o "$f.tmp")
-    fi
-    mv "$f.tmp" "$f"
-  fi
-  echo "$f"
-}
-
-# run CMD...: print "seconds maxrss_kb" of one run of CMD (output discarded).
-measure() {
-  /usr/bin/time -f '%e %M' -o "$work/t" "$@" >"$work/out" 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
-  cat "$work/t"
-}
+# gen FORMAT and measure CMD...
+source "$here/scripts/bench/lib.sh"
 median3() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
 
 printf '%-9s %7s %8s %8s %8s %8s %8s %8s %8s %9s\n' format size sha256_s first_s ratio wc-l_s rescore_s ratio python_s rlxp_rss
