@@ -24,27 +24,7 @@ list=$(awk '
   /^    commit:/ { print name, url, $2 }' "$facts")
 
 export_tree() { # GITDIR COMMIT OUT
-  git --git-dir="$1" ls-tree -r -z "$2" | python3 -c '
-import os, subprocess, sys
-gitdir, out = sys.argv[1], sys.argv[2]
-cat = subprocess.Popen(["git", "--git-dir", gitdir, "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-for entry in sys.stdin.buffer.read().split(b"\0"):
-    if not entry:
-        continue
-    meta, path = entry.split(b"\t", 1)
-    mode, kind, sha = meta.split()
-    if kind != b"blob" or mode == b"120000":
-        continue
-    cat.stdin.write(sha + b"\n"); cat.stdin.flush()
-    header = cat.stdout.readline()
-    if header.endswith(b"missing\n"):
-        continue
-    data = cat.stdout.read(int(header.split()[2])); cat.stdout.read(1)
-    p = os.path.join(out.encode(), path)
-    os.makedirs(os.path.dirname(p), exist_ok=True)
-    with open(p, "wb") as f:
-        f.write(data)
-' "$1" "$3"
+  git --git-dir="$1" ls-tree -r -z "$2" | python3 "$(dirname "${BASH_SOURCE[0]}")/bench/export_tree.py" "$1" "$3"
 }
 
 while read -r name url commit; do

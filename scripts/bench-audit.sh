@@ -23,27 +23,7 @@ if [[ ! -e $repo/.git && -f $repo/HEAD && -d $repo/objects ]]; then
   tree=$work/tree
   mkdir "$tree"
   # Export blob by blob: a partial clone lacks its largest files.
-  git --git-dir="$repo" ls-tree -r -z HEAD | python3 -c '
-import os, subprocess, sys
-gitdir, out = sys.argv[1], sys.argv[2]
-cat = subprocess.Popen(["git", "--git-dir", gitdir, "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-for entry in sys.stdin.buffer.read().split(b"\0"):
-    if not entry:
-        continue
-    meta, path = entry.split(b"\t", 1)
-    mode, kind, sha = meta.split()
-    if kind != b"blob" or mode == b"120000":
-        continue
-    cat.stdin.write(sha + b"\n"); cat.stdin.flush()
-    header = cat.stdout.readline()
-    if header.endswith(b"missing\n"):
-        continue
-    data = cat.stdout.read(int(header.split()[2])); cat.stdout.read(1)
-    dest = os.path.join(out.encode(), path)
-    os.makedirs(os.path.dirname(dest), exist_ok=True)
-    with open(dest, "wb") as f:
-        f.write(data)
-' "$repo" "$tree"
+  git --git-dir="$repo" ls-tree -r -z HEAD | python3 "$(dirname "${BASH_SOURCE[0]}")/bench/export_tree.py" "$repo" "$tree"
   git -C "$tree" init -q
   git -C "$tree" add -A
   git -C "$tree" -c user.name=bench -c user.email=bench@localhost commit -qm snapshot
