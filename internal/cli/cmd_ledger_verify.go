@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rlxp/rlxp/internal/digest"
+	"github.com/rlxp/rlxp/internal/ledger"
+	"github.com/rlxp/rlxp/internal/state"
+)
+
+type ledgerVerifyOptions struct {
+	root    string
+	json    bool
+	repair  bool
+	sources bool
+}
+
+func newLedgerVerifyCmd() *Command {
+	var o ledgerVerifyOptions
+	fs := pflag.NewFlagSet("verify", pflag.ContinueOnError)
+	addRootFlag(fs, &o.root)
+	addJSONFlag(fs, &o.json)
+	fs.BoolVar(&o.repair, "repair", false, "remove a torn last line left by a crash during an append (nothing else)")
+	fs.BoolVar(&o.sources, "sources", false, "also hash every metric file the entries recorded and report each one changed or vanished")
+	return &Command{
+		UsageLine: "rlxp ledger verify [--root DIR] [--json] [--repair] [--sources]",
+		Short:     "recompute the ledger's hash chain and name the first bad line",
+		Long: `Verify recomputes the chain of .rlxp/ledger.jsonl: every line an entry,
+seq counting up from 1 without gaps, each prev the hash of the line before,
+and each hash that of its own content. It prints one line: the number of
+entries when the chain holds, or the first line that fails as FILE:LINE and
+what is wrong with it (an edited value, a missing or reordered entry).
+
+A torn last line is what a crash during an append leaves: an incomplete
+entry at the end of the file. --repair removes it (or adds the newline a
+complete last entry lacks), rewriting the file atomically under the lock,
+and says what it dropped. It repairs nothing else: a bad line before the
+end is corruption or tampering; restore the ledger from version control.
+
+--sources hashes again every metric file the entries recorded (each
+once) and prints one line for each that changed or vanished since it was
+scored, naming the entry, the seed and the file.
+
+EXIT STATUS
+  0  the chain verifies (with --repair: after removing a torn last line;
+     with --sources: and every recorded source is unchanged)
+  1  the ledger is missing or unreadable, or --repair refused damage that
+     is not a torn last line
+  2  usage error
+  3  a line does not verify, or (--sources) a recorded source changed or
+     vanished; the output names it
+  4  another rlxp process holds the lock (--repair only)`,
+		Flags: fs,
+		Run: func(ctx context.Context, env *Env, args []string) error {
+			return runLedgerVerify(env, &o, args)
+		},
+	}
+}
+
+func runLedgerVerify(env *Env, o *ledgerVerifyOptions, args []string) error {
+	if len(args) > 0 {
+		return usagef("verify takes no arguments")
+	}
+	r, err := openRepo(env, o.root)
+	if err != nil {
+		return err
+	}
+	// Says how to create the ledger when it is missing.
+	data, err := r.Read(state.Ledger)
+	if err != nil {
+		return err
+	}
+	f := ledger.File{Path: r.Path(state.Ledger), Name: r.Show(state.Ledger)}
+	var v ledger.Verification
+	if o.repair {
+		lock, err := lockRepo(env, r)
+		if err != nil {
+			return err
+		}
+		defer lock.Unlock()
+		if v, err = f.RepairVerification(); err != nil {
+			return err
+		}
+	} else {
+		var hash ledger.Hasher
+		if o.sources {
+			hash = sourceHasher(env)
+		}
+		v = f.VerifyContent(data, r.Root, hash)
+	}
+	if o.json {
+		if err := writeJSON(env.Stdout, v); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprint(env.Stdout, v.Text())
+	}
+	if v.Negative() {
+		return errNegative
+	}
+	return nil
+}
+
+// sourceHasher hashes a recorded source as score did, through the digest
+// cache: a file whose stamps changed is hashed again.
+func sourceHasher(env *Env) ledger.Hasher {
+	var c *digest.Cache
+	if dir := digest.DefaultDir(env.Getenv); dir != "" {
+		c = digest.Open(dir)
+	}
+	return func(path string) (string, error) { return c.Path(path, nil) }
+}
