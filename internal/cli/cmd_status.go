@@ -2,16 +2,14 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/rlxp/rlxp/internal/diagnose"
 	"github.com/rlxp/rlxp/internal/probe"
-	"github.com/rlxp/rlxp/internal/runs"
 	"github.com/rlxp/rlxp/internal/runstatus"
 	"github.com/rlxp/rlxp/internal/slurm"
-	"github.com/rlxp/rlxp/internal/state"
 )
 
 type statusOptions struct {
@@ -92,36 +90,10 @@ func runStatus(ctx context.Context, env *Env, o *statusOptions, args []string) e
 	if err != nil {
 		return err
 	}
-	ad, recs, err := runstatus.Load(r)
+	q := runstatus.Query{ID: id, Stale: o.stale, Host: probe.System(), Sched: runstatus.Scheduler(slurm.New()), Now: env.Now}
+	rep, err := runstatus.Status(ctx, r, q, func(w string) { warnf(env, "%s", w) })
 	if err != nil {
 		return err
-	}
-	h := probe.System()
-	sched := runstatus.Scheduler(slurm.New())
-	lives := map[string]diagnose.Liveness{}
-	liveness := func(rec runs.Record) diagnose.Liveness {
-		l, ok := lives[rec.ID]
-		if !ok {
-			l = diagnose.Check(ctx, h, sched, rec)
-			lives[rec.ID] = l
-		}
-		return l
-	}
-	chosen, note, err := runstatus.Select(r.Show(state.Runs), recs, id, liveness)
-	if err != nil {
-		return err
-	}
-	rd := &runstatus.Reader{Repo: r, Adapter: ad, Now: env.Now, Stale: o.stale}
-	rep := runstatus.Report{Schema: runstatus.Schema, Note: note, Runs: []runstatus.Run{}}
-	for _, rec := range chosen {
-		run, err := rd.Of(rec, liveness(rec))
-		for _, w := range run.Warnings {
-			warnf(env, "%s", w)
-		}
-		if err != nil {
-			return err
-		}
-		rep.Runs = append(rep.Runs, run)
 	}
 	if o.json {
 		if err := writeJSON(env.Stdout, rep); err != nil {
@@ -130,10 +102,37 @@ func runStatus(ctx context.Context, env *Env, o *statusOptions, args []string) e
 	} else {
 		printStatus(env, rep)
 	}
-	for _, run := range rep.Runs {
-		if run.Negative {
-			return errNegative
-		}
+	if rep.Negative() {
+		return errNegative
 	}
 	return nil
+}
+
+// printStatus renders status reports as FIELD/VALUE tables.
+func printStatus(env *Env, rep runstatus.Report) {
+	if rep.Note != "" {
+		fmt.Fprintf(env.Stdout, "note: %s\n", rep.Note)
+	}
+	colors := map[runstatus.Tone]string{runstatus.Good: green, runstatus.Warn: yellow, runstatus.Bad: red}
+	for i, run := range rep.Runs {
+		if i > 0 || rep.Note != "" {
+			fmt.Fprintln(env.Stdout)
+		}
+		var rows [][]string
+		for _, row := range run.Rows() {
+			v := row.Value
+			if c, ok := colors[row.Tone]; ok {
+				v = env.paint(c, v)
+			}
+			rows = append(rows, []string{row.Field, v})
+		}
+		printTable(env, []string{"FIELD", "VALUE"}, rows)
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -1,4 +1,4 @@
-package cli
+package runstatus
 
 import (
 	"fmt"
@@ -6,25 +6,30 @@ import (
 	"time"
 
 	"github.com/rlxp/rlxp/internal/diagnose"
-	"github.com/rlxp/rlxp/internal/runstatus"
 )
 
-// printStatus renders status reports as FIELD/VALUE tables.
-func printStatus(env *Env, rep runstatus.Report) {
-	if rep.Note != "" {
-		fmt.Fprintf(env.Stdout, "note: %s\n", rep.Note)
-	}
-	for i, run := range rep.Runs {
-		if i > 0 || rep.Note != "" {
-			fmt.Fprintln(env.Stdout)
-		}
-		printTable(env, []string{"FIELD", "VALUE"}, statusRows(env, run))
-	}
+// A Tone is how a text report may colour a value.
+type Tone int
+
+// Tones: plain, good, a warning, bad.
+const (
+	Plain Tone = iota
+	Good
+	Warn
+	Bad
+)
+
+// A Row is one FIELD/VALUE line of a run's text report.
+type Row struct {
+	Field, Value string
+	Tone         Tone
 }
 
-func statusRows(env *Env, run runstatus.Run) [][]string {
-	var rows [][]string
-	add := func(k, v string) { rows = append(rows, []string{k, v}) }
+// Rows is the run's text report, field by field.
+func (run Run) Rows() []Row {
+	var rows []Row
+	add := func(k, v string) { rows = append(rows, Row{Field: k, Value: v}) }
+	tone := func(k, v string, t Tone) { rows = append(rows, Row{k, v, t}) }
 	add("run", run.ID)
 	exp := run.Experiment
 	if run.Seed != nil {
@@ -35,14 +40,14 @@ func statusRows(env *Env, run runstatus.Run) [][]string {
 	if run.StateDetail != "" {
 		st += " (" + run.StateDetail + ")"
 	}
-	color := yellow
+	t := Warn
 	switch run.State {
 	case diagnose.Running, diagnose.Finished:
-		color = green
+		t = Good
 	case diagnose.Failed, diagnose.Lost:
-		color = red
+		t = Bad
 	}
-	add("state", env.paint(color, st))
+	tone("state", st, t)
 	for _, e := range run.Liveness {
 		add("liveness", e)
 	}
@@ -61,23 +66,23 @@ func statusRows(env *Env, run runstatus.Run) [][]string {
 	if run.EndedAt != "" {
 		add("ended", run.EndedAt)
 	}
-	add("elapsed", duration(run.Elapsed))
+	add("elapsed", seconds(run.Elapsed))
 	switch {
 	case run.WallClock == "":
 		add("allowance", "-")
 	case run.WallClockLeft == nil:
 		add("allowance", run.WallClock)
 	case *run.WallClockLeft >= 0:
-		add("allowance", fmt.Sprintf("%s, %s left", run.WallClock, duration(time.Duration(*run.WallClockLeft)*time.Second)))
+		add("allowance", fmt.Sprintf("%s, %s left", run.WallClock, seconds(time.Duration(*run.WallClockLeft)*time.Second)))
 	default:
-		add("allowance", fmt.Sprintf("%s, exceeded by %s", run.WallClock, duration(time.Duration(-*run.WallClockLeft)*time.Second)))
+		add("allowance", fmt.Sprintf("%s, exceeded by %s", run.WallClock, seconds(time.Duration(-*run.WallClockLeft)*time.Second)))
 	}
 	if p := run.Progress; p != nil {
 		add("last step", fmt.Sprintf("%d (%s)", p.LastStep, p.Source))
 		if p.PerMin > 0 {
 			rate := fmt.Sprintf("%s steps/min", rateText(p.PerMin))
 			if p.PerMin <= 60 {
-				rate += fmt.Sprintf(", %s per step", duration(time.Duration(float64(time.Minute)/p.PerMin)))
+				rate += fmt.Sprintf(", %s per step", seconds(time.Duration(float64(time.Minute)/p.PerMin)))
 			}
 			add("step rate", rate+" (from "+p.Basis+")")
 		} else {
@@ -89,22 +94,20 @@ func statusRows(env *Env, run runstatus.Run) [][]string {
 	switch {
 	case run.Log.Missing:
 		add("log", run.Log.Path+" (missing)")
+	case run.Log.Stale && run.Live.Alive:
+		tone("log", fmt.Sprintf("%s, last written %s ago (stale)", run.Log.Path, seconds(run.LogAge)), Warn)
 	default:
-		l := fmt.Sprintf("%s, last written %s ago", run.Log.Path, duration(run.LogAge))
-		if run.Log.Stale && run.Live.Alive {
-			l = env.paint(yellow, l+" (stale)")
-		}
-		add("log", l)
+		add("log", fmt.Sprintf("%s, last written %s ago", run.Log.Path, seconds(run.LogAge)))
 	}
 	for _, s := range run.Sources {
 		v := fmt.Sprintf("%s: %s", s.Name, s.Path)
 		switch s.State {
-		case "read":
+		case SourceRead:
 			v += fmt.Sprintf(" (%s, %d points)", s.Format, s.Points)
 			if s.Detail != "" {
 				v += "; " + s.Detail
 			}
-		case "missing", "earlier":
+		case SourceMissing, SourceEarlier:
 			v += " " + s.Detail
 		default: // the detail names the file
 			v = fmt.Sprintf("%s: %s: %s", s.Name, s.State, s.Detail)
@@ -112,7 +115,7 @@ func statusRows(env *Env, run runstatus.Run) [][]string {
 		add("source", v)
 	}
 	for _, sig := range run.Signatures {
-		add("signature", env.paint(red, sig.Name))
+		tone("signature", sig.Name, Bad)
 		for _, e := range sig.Evidence {
 			add("evidence", e.Text)
 		}
@@ -132,8 +135,8 @@ func statusRows(env *Env, run runstatus.Run) [][]string {
 	return rows
 }
 
-// duration rounds to the second: "1h2m3s".
-func duration(d time.Duration) string { return d.Round(time.Second).String() }
+// seconds rounds to the second: "1h2m3s".
+func seconds(d time.Duration) string { return d.Round(time.Second).String() }
 
 func rateText(perMin float64) string {
 	if perMin >= 100 {
