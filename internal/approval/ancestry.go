@@ -94,16 +94,22 @@ func displayName(p Process) string {
 	return p.Name
 }
 
+// Agent hosts, as AgentError.Host names them.
+const (
+	ClaudeCode = "Claude Code"
+	Codex      = "Codex"
+)
+
 // Executable names of the agent hosts. The npm launchers run under node, so
 // their package paths on the command line count as well.
 var hostNames = map[string]string{
-	"claude": "Claude Code", "claude-code": "Claude Code",
-	"codex": "Codex", "codex-exec": "Codex", "codex-linux-sandbox": "Codex",
+	"claude": ClaudeCode, "claude-code": ClaudeCode,
+	"codex": Codex, "codex-exec": Codex, "codex-linux-sandbox": Codex,
 }
 
 var hostPackages = map[string]string{
-	"@anthropic-ai/claude-code": "Claude Code",
-	"@openai/codex":             "Codex",
+	"@anthropic-ai/claude-code": ClaudeCode,
+	"@openai/codex":             Codex,
 }
 
 // Environment markers the hosts set for the commands their shell tools run
@@ -112,13 +118,13 @@ var hostPackages = map[string]string{
 // sandbox flags, and its npm launcher CODEX_MANAGED_BY_*. CODEX_HOME is
 // left out: people set it themselves.
 var markers = map[string]string{
-	"CLAUDECODE": "Claude Code", "CLAUDE_CODE_ENTRYPOINT": "Claude Code", "CLAUDE_CODE_SESSION_ID": "Claude Code",
-	"CLAUDE_CODE_EXECPATH": "Claude Code", "CLAUDE_CODE_CHILD_SESSION": "Claude Code", "AI_AGENT": "an agent host",
-	"CODEX_THREAD_ID": "Codex", "CODEX_SESSION_ID": "Codex", "CODEX_SANDBOX": "Codex", "CODEX_SANDBOX_NETWORK_DISABLED": "Codex",
-	"CODEX_CI": "Codex", "CODEX_MANAGED_PACKAGE_ROOT": "Codex",
+	"CLAUDECODE": ClaudeCode, "CLAUDE_CODE_ENTRYPOINT": ClaudeCode, "CLAUDE_CODE_SESSION_ID": ClaudeCode,
+	"CLAUDE_CODE_EXECPATH": ClaudeCode, "CLAUDE_CODE_CHILD_SESSION": ClaudeCode, "AI_AGENT": "an agent host",
+	"CODEX_THREAD_ID": Codex, "CODEX_SESSION_ID": Codex, "CODEX_SANDBOX": Codex, "CODEX_SANDBOX_NETWORK_DISABLED": Codex,
+	"CODEX_CI": Codex, "CODEX_MANAGED_PACKAGE_ROOT": Codex,
 }
 
-var markerPrefixes = map[string]string{"CODEX_MANAGED_BY_": "Codex"}
+var markerPrefixes = map[string]string{"CODEX_MANAGED_BY_": Codex}
 
 // agentHost says which agent host p is or runs under, and the evidence.
 func agentHost(p Process) (host, why string) {

@@ -176,11 +176,15 @@ func modeText(interactive bool) string {
 // approvalOrigin traces the approving process; approval is refused when it
 // descends from an agent host. No flag or variable skips this.
 func approvalOrigin(env *Env) (approval.Origin, error) {
-	t := env.Procs
-	if t == nil {
-		t = approval.System()
+	return approval.Trace(procTable(env))
+}
+
+// procTable is the process table ancestry is read from.
+func procTable(env *Env) approval.ProcessTable {
+	if env.Procs == nil {
+		return approval.System()
 	}
-	return approval.Trace(t)
+	return env.Procs
 }
 
 // approvalLogUsable refuses to ask a human anything when the approvals log

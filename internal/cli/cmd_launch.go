@@ -92,6 +92,7 @@ type launchResult struct {
 	Plan         *launch.Plan      `json:"plan,omitempty"`
 	Digest       string            `json:"digest,omitempty"`
 	Launched     bool              `json:"launched"`
+	Confirmed    string            `json:"confirmed,omitempty"` // how the plan was confirmed (run.json's confirmed)
 	Refusal      string            `json:"refusal,omitempty"`
 	Runs         []launch.Launched `json:"runs,omitempty"`
 	NodeCommands []string          `json:"node_commands,omitempty"`
@@ -165,10 +166,14 @@ func runLaunch(ctx context.Context, env *Env, o *launchOptions, args []string) e
 		return finishLaunch(env, o, &res, errNegative)
 	}
 
-	if err := startPlan(ctx, env, c, plan, &res); err != nil {
+	how := runs.ByTerminal
+	if o.confirm != "" {
+		how = launch.Confirmation(procTable(env))
+	}
+	if err := startPlan(ctx, env, c, plan, how, &res); err != nil {
 		return err
 	}
-	res.Launched = true
+	res.Launched, res.Confirmed = true, how
 	ids := make([]string, len(res.Runs))
 	for i, r := range res.Runs {
 		ids[i] = r.ID
@@ -182,7 +187,7 @@ func runLaunch(ctx context.Context, env *Env, o *launchOptions, args []string) e
 
 // startPlan records the runs and starts them, under the state lock so
 // that two launches cannot both pass the in-flight check.
-func startPlan(ctx context.Context, env *Env, c *checked, p *launch.Plan, res *launchResult) error {
+func startPlan(ctx context.Context, env *Env, c *checked, p *launch.Plan, how string, res *launchResult) error {
 	lock, err := lockRepo(env, c.repo)
 	if err != nil {
 		return err
@@ -194,7 +199,7 @@ func startPlan(ctx context.Context, env *Env, c *checked, p *launch.Plan, res *l
 	}
 	h := probe.System()
 	res.Runs, res.NodeCommands, err = launch.Start{
-		Plan: p, RunsDir: c.repo.Path(state.Runs), Runs: recs, Now: env.Now(),
+		Plan: p, RunsDir: c.repo.Path(state.Runs), Runs: recs, Now: env.Now(), Confirmed: how,
 		InFlight: func(r runs.Record) bool { ok, _ := check.InFlight(ctx, h, r); return ok },
 	}.Run(ctx)
 	return err
@@ -212,6 +217,9 @@ func finishLaunch(env *Env, o *launchOptions, res *launchResult, err error) erro
 	}
 	if res.Refusal != "" {
 		fmt.Fprintf(env.Stdout, "%s: %s\n", env.paint(red, "NOT LAUNCHED"), res.Refusal)
+	}
+	if res.Launched {
+		fmt.Fprintf(env.Stdout, "confirmed: %s\n", runs.ConfirmationText(res.Confirmed))
 	}
 	for _, r := range res.Runs {
 		switch r.State {

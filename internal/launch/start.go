@@ -43,6 +43,8 @@ type Start struct {
 	// InFlight says whether a recorded run still holds the machine.
 	InFlight func(runs.Record) bool
 	Now      time.Time
+	// Confirmed is how the plan was confirmed, recorded in every run.
+	Confirmed string
 }
 
 // Run records the plan's runs and starts them on its backend. It returns
@@ -61,6 +63,9 @@ func (s Start) Run(ctx context.Context) ([]Launched, []string, error) {
 		ids[i] = RunID(p.Experiment, r.Seed, s.Now)
 	}
 	records := p.Records(ids, s.Now)
+	for i := range records {
+		records[i].Confirmed = s.Confirmed
+	}
 	for _, rec := range records {
 		if err := runs.Write(s.RunsDir, rec); err != nil {
 			return nil, nil, err

@@ -40,8 +40,11 @@ type Record struct {
 	Backend    string `json:"backend,omitempty"`
 	Command    string `json:"command,omitempty"`
 	Plan       string `json:"plan,omitempty"` // digest of the launch plan the user confirmed
-	Host       string `json:"host,omitempty"`
-	Log        string `json:"log,omitempty"` // relative to the repository
+	// Confirmed is how the plan was confirmed: terminal, confirm,
+	// host-ask, agent or confirm-unverified (runs.ConfirmationText).
+	Confirmed string `json:"confirmed,omitempty"`
+	Host      string `json:"host,omitempty"`
+	Log       string `json:"log,omitempty"` // relative to the repository
 	// WallClock is the allowance the run is stopped at, e.g. "2h0m0s".
 	WallClock string `json:"wall_clock,omitempty"`
 	// Supervisor is the local supervisor's pid; PID the run's process group

@@ -38,7 +38,7 @@ func (rd *Reader) Of(rec runs.Record, live diagnose.Liveness) (Run, error) {
 		end, _ = time.Parse(time.RFC3339, rec.EndedAt)
 	}
 	run := Run{
-		ID: rec.ID, Experiment: rec.Experiment, Seed: rec.Seed, Backend: rec.Backend,
+		ID: rec.ID, Experiment: rec.Experiment, Seed: rec.Seed, Backend: rec.Backend, Confirmed: rec.Confirmed,
 		State: live.State, StateDetail: live.Detail, Liveness: live.Evidence,
 		SupervisorPID: rec.Supervisor, PID: rec.PID, JobID: rec.JobID,
 		StartedAt: rec.StartedAt, EndedAt: rec.EndedAt, WallClock: rec.WallClock,

@@ -43,6 +43,7 @@ type Run struct {
 	Experiment    string             `json:"experiment"`
 	Seed          *int               `json:"seed"`
 	Backend       string             `json:"backend"`
+	Confirmed     string             `json:"confirmed,omitempty"` // how the launch was confirmed
 	State         diagnose.State     `json:"state"`
 	StateDetail   string             `json:"state_detail,omitempty"`
 	Liveness      []string           `json:"liveness"`

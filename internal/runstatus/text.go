@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rlxp/rlxp/internal/diagnose"
+	"github.com/rlxp/rlxp/internal/runs"
 )
 
 // A Tone is how a text report may colour a value.
@@ -52,6 +53,7 @@ func (run Run) Rows() []Row {
 		add("liveness", e)
 	}
 	add("backend", orDash(run.Backend))
+	add("confirmed", runs.ConfirmationText(run.Confirmed))
 	switch {
 	case run.JobID != "":
 		add("job", run.JobID)
