@@ -170,6 +170,8 @@ type Report struct {
 	Questions        []Question   `json:"budget_questions"`
 	Guesses          []string     `json:"guesses"`
 	Adapter          Draft        `json:"adapter_draft"`
+	// Write is what audit --write did to adapter.yaml.
+	Write *Write `json:"write,omitempty"`
 }
 
 // Unknown reports that no RL framework was recognised.

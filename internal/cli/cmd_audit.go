@@ -1,28 +1,19 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
-	"strconv"
-	"strings"
+	"io"
 
-	"github.com/rogpeppe/go-internal/diff"
 	"github.com/spf13/pflag"
 
-	"github.com/rlxp/rlxp/internal/adapter"
 	"github.com/rlxp/rlxp/internal/audit"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
 type auditOptions struct {
-	root    string
-	write   bool
-	json    bool
-	observe string
+	root, observe string
+	write, json   bool
 }
 
 func newAuditCmd() *Command {
@@ -79,18 +70,6 @@ EXIT STATUS
 	}
 }
 
-// auditWrite is what --write did.
-type auditWrite struct {
-	Path   string   `json:"path"`
-	Filled []string `json:"filled"`
-	Diff   string   `json:"diff"`
-}
-
-type auditResult struct {
-	*audit.Report
-	Write *auditWrite `json:"write,omitempty"`
-}
-
 func runAudit(ctx context.Context, env *Env, o *auditOptions, args []string) error {
 	if len(args) > 0 {
 		return usagef("audit takes no arguments (use --root DIR)")
@@ -99,390 +78,71 @@ func runAudit(ctx context.Context, env *Env, o *auditOptions, args []string) err
 	if err != nil {
 		return err
 	}
+	lock := func() (*state.Lock, error) { return lockRepo(env, r) }
 	if o.observe != "" {
 		if o.write {
 			return usagef("--observe and --write do not go together (observe after the first run)")
 		}
-		return runAuditObserve(env, r, o)
+		res, err := audit.ObserveRun(r, env.Dir, o.observe, lock)
+		if err != nil {
+			return err
+		}
+		if err := emit(env, o.json, res, res.WriteText); err != nil || res.WroteMetrics() {
+			return err
+		}
+		fmt.Fprintf(env.Stderr, "rlxp: the run in %s wrote no metric file\n", res.RunDir)
+		return errNegative
 	}
 	rep, err := audit.Run(ctx, r.Root, audit.Options{})
 	if err != nil {
 		return err
 	}
 	rep.Root = r.Display(".")
-	res := auditResult{Report: rep}
 	if o.write {
-		if res.Write, err = writeAdapterDraft(env, r, rep.Adapter); err != nil {
+		if rep.Write, err = audit.WriteDraft(r, rep.Adapter, lock); err != nil {
 			return err
 		}
 	}
-	if o.json {
-		if err := writeJSON(env.Stdout, res); err != nil {
-			return err
-		}
-	} else {
-		printAudit(env, rep)
-		if res.Write != nil {
-			printAuditWrite(env, res.Write)
-		}
-	}
-	if rep.Unknown() {
+	err = emit(env, o.json, rep, func(io.Writer) { printAudit(env, rep) })
+	if err == nil && rep.Unknown() {
 		return errNegative
 	}
+	return err
+}
+
+// emit writes v as JSON, or calls text on stdout.
+func emit(env *Env, asJSON bool, v any, text func(io.Writer)) error {
+	if asJSON {
+		return writeJSON(env.Stdout, v)
+	}
+	text(env.Stdout)
 	return nil
 }
 
-// writeAdapterDraft merges the draft into adapter.yaml under the state
-// lock; an unchanged file is not rewritten.
-func writeAdapterDraft(env *Env, r *state.Repo, d audit.Draft) (*auditWrite, error) {
-	// Without .rlxp there is no lock file either: say how to create it.
-	if _, err := r.Read(state.Adapter); err != nil {
-		return nil, err
-	}
-	lock, err := lockRepo(env, r)
-	if err != nil {
-		return nil, err
-	}
-	defer lock.Unlock()
-	old, err := r.Read(state.Adapter)
-	if err != nil {
-		return nil, err
-	}
-	show := r.Show(state.Adapter)
-	merged, filled, err := audit.Fill(show, old, d)
-	if err != nil {
-		return nil, err
-	}
-	w := &auditWrite{Path: show, Filled: filled}
-	if filled == nil {
-		w.Filled = []string{}
-	}
-	if bytes.Equal(old, merged) {
-		return w, nil
-	}
-	if err := state.WriteFile(r.Path(state.Adapter), merged, 0o644); err != nil {
-		return nil, err
-	}
-	w.Diff = string(diff.Diff("a/"+show, old, "b/"+show, merged))
-	return w, nil
-}
-
-// section prints one part of the report: a title and an aligned table on
-// a terminal; when piped, TSV rows that start with the section's key, so
-// that scripts can grep and cut them.
-func section(env *Env, title, key string, header []string, rows [][]string) {
-	if len(rows) == 0 {
-		if env.StdoutTTY {
-			fmt.Fprintf(env.Stdout, "\n%s\n  (none found)\n", title)
-		}
-		return
-	}
-	if env.StdoutTTY {
-		fmt.Fprintf(env.Stdout, "\n%s\n", title)
-		header[0] = "  " + header[0]
-		for _, r := range rows {
-			r[0] = "  " + r[0]
-		}
-		printTable(env, header, rows)
-		return
-	}
-	for _, r := range rows {
-		printTable(env, nil, [][]string{append([]string{key}, r...)})
-	}
-}
-
-// evidenceCell shows up to two pieces of evidence.
-func evidenceCell(ev []audit.Evidence) string {
-	var parts []string
-	for i, e := range ev {
-		if i == 2 {
-			parts = append(parts, fmt.Sprintf("+%d", len(ev)-2))
-			break
-		}
-		parts = append(parts, e.String())
-	}
-	return strings.Join(parts, " ")
-}
-
-func findingRows(fs []audit.Finding, withKind bool) [][]string {
-	rows := make([][]string, 0, len(fs))
-	for _, f := range fs {
-		name := f.Name
-		if f.Detail != "" && f.Kind != "generic" && len(f.Detail) < 60 {
-			name += " (" + f.Detail + ")"
-		}
-		r := []string{name, string(f.Confidence), evidenceCell(f.Evidence)}
-		if withKind {
-			r = append([]string{f.Kind}, r...)
-		}
-		rows = append(rows, r)
-	}
-	return rows
-}
-
-// maxRows bounds a long section on a terminal; --json has everything.
-const maxRows = 40
-
-// longSection is section for a list that may run long: on a terminal it
-// shows the first maxRows rows and says how many more there are.
-func longSection(env *Env, title, key, what string, header []string, rows [][]string) {
-	more := 0
-	if env.StdoutTTY && len(rows) > maxRows {
-		more, rows = len(rows)-maxRows, rows[:maxRows]
-	}
-	section(env, title, key, header, rows)
-	if more > 0 {
-		fmt.Fprintf(env.Stdout, "  ... %d more %s (see --json)\n", more, what)
-	}
-}
-
+// printAudit prints the report: a table per section on a terminal, TSV
+// rows that start with their section's key when piped.
 func printAudit(env *Env, rep *audit.Report) {
-	var skipped []string
-	for _, k := range sortedMapKeys(rep.Files.Skipped) {
-		skipped = append(skipped, fmt.Sprintf("%d %s", rep.Files.Skipped[k], k))
-	}
-	summary := fmt.Sprintf("%d files listed, %d read", rep.Files.Listed, rep.Files.Scanned)
-	if len(skipped) > 0 {
-		summary += "; skipped: " + strings.Join(skipped, ", ")
-	}
-	if env.StdoutTTY {
-		fmt.Fprintf(env.Stdout, "RL audit of %s (nothing was run)\n%s\n", rep.Root, summary)
+	if !env.StdoutTTY {
+		printTable(env, nil, rep.Rows())
 	} else {
-		printTable(env, nil, [][]string{{"files", summary}})
+		printSections(env, rep)
 	}
-	var dirs [][]string
-	for _, d := range rep.Files.SkippedDirs {
-		if d.Reason != "gitignored" {
-			dirs = append(dirs, []string{d.Path, d.Reason})
-		}
+	if rep.Write != nil {
+		rep.Write.WriteText(env.Stdout)
 	}
-	if len(dirs) > 0 {
-		longSection(env, "SKIPPED DIRECTORIES", "skipped", "directories", []string{"PATH", "WHY"}, dirs)
-	}
-
-	section(env, "FRAMEWORKS", "framework", []string{"FRAMEWORK", "CONFIDENCE", "EVIDENCE"}, findingRows(rep.Frameworks, false))
-
-	var eps [][]string
-	for _, e := range rep.EntryPoints {
-		cmd := e.Command
-		if e.Usage != "" && e.Usage != e.Command {
-			cmd += "  — e.g. " + e.Usage
-		}
-		eps = append(eps, []string{e.Kind, cmd, string(e.Confidence), evidenceCell(e.Evidence)})
-	}
-	longSection(env, "ENTRY POINTS", "entry", "entry points", []string{"KIND", "COMMAND", "CONFIDENCE", "EVIDENCE"}, eps)
-	longSection(env, "CONFIG", "config", "config findings", []string{"KIND", "WHAT", "CONFIDENCE", "EVIDENCE"}, findingRows(rep.Config, true))
-	section(env, "LOGGING", "logging", []string{"BACKEND", "CONFIDENCE", "EVIDENCE"}, findingRows(rep.Logging, false))
-
-	var tags [][]string
-	for _, t := range rep.Tags {
-		tags = append(tags, []string{t.Tag, t.Role, t.Backend, dash(t.Output), string(t.Confidence), evidenceCell(t.Evidence)})
-	}
-	longSection(env, "METRIC TAGS", "tag", "tags", []string{"TAG", "ROLE", "BACKEND", "WRITTEN TO", "CONFIDENCE", "EVIDENCE"}, tags)
-
-	var outs [][]string
-	for _, o := range rep.Outputs {
-		outs = append(outs, []string{o.Path, o.Kind, dash(o.Format), dash(o.Role), string(o.Confidence), evidenceCell(o.Evidence)})
-	}
-	longSection(env, "OUTPUTS", "output", "outputs", []string{"PATH", "KIND", "FORMAT", "ROLE", "CONFIDENCE", "EVIDENCE"}, outs)
-	section(env, "LAUNCHERS", "launcher", []string{"LAUNCHER", "CONFIDENCE", "EVIDENCE"}, findingRows(rep.Launchers, false))
-	longSection(env, "SIMULATORS AND ENVIRONMENTS", "simulator", "environments", []string{"KIND", "WHAT", "CONFIDENCE", "EVIDENCE"}, findingRows(rep.Simulators, true))
-	var hw [][]string
-	for _, h := range rep.Hardware {
-		hw = append(hw, []string{h.Name, dash(h.Detail), string(h.Confidence), evidenceCell(h.Evidence)})
-	}
-	section(env, "HARDWARE HINTS", "hardware", []string{"HINT", "VALUE", "CONFIDENCE", "EVIDENCE"}, hw)
-
-	longSection(env, "METRIC CANDIDATES (held-out evaluation first)", "candidate", "candidates", []string{"TAG", "ROLE", "SOURCE", "GOAL", "CONFIDENCE", "NOTE"},
-		candidateRows(rep.MetricCandidates))
-	longSection(env, "GUARDRAIL CANDIDATES", "guardrail", "candidates", []string{"TAG", "KIND", "SOURCE", "GOAL", "CONFIDENCE", "NOTE"},
-		candidateRows(rep.Guardrails))
-
-	var ps [][]string
-	for _, p := range rep.Scope {
-		ps = append(ps, []string{p.Name, p.Value, p.From, evidenceCell(p.Evidence)})
-	}
-	longSection(env, "TUNING SCOPE CANDIDATES (defaults; a person sets the ranges)", "scope", "parameters", []string{"NAME", "DEFAULT", "FROM", "EVIDENCE"}, ps)
-
-	var qs [][]string
-	for i, q := range rep.Questions {
-		text := q.Question
-		if len(q.Hints) > 0 {
-			text += " — repo: " + strings.Join(q.Hints, "; ")
-		}
-		qs = append(qs, []string{strconv.Itoa(i+1) + ".", q.ID, text})
-	}
-	section(env, "BUDGET QUESTIONS (a person answers these)", "question", []string{"#", "ID", "QUESTION"}, qs)
-	var gs [][]string
-	for _, g := range rep.Guesses {
-		gs = append(gs, []string{g})
-	}
-	section(env, "GUESSES", "guess", []string{"NOTE"}, gs)
-	section(env, "ADAPTER DRAFT (rlxp audit --write fills .rlxp/adapter.yaml)", "adapter", []string{"FIELD", "VALUE"}, draftRows(rep.Adapter))
 }
 
-func candidateRows(cs []audit.Candidate) [][]string {
-	var rows [][]string
-	for _, c := range cs {
-		note := c.Note
-		if c.Guessed {
-			note = "GUESS: " + note
-		}
-		rows = append(rows, []string{c.Tag, c.Role, dash(c.Source), dash(c.Goal), string(c.Confidence), note})
-	}
-	return rows
-}
-
-func draftRows(d audit.Draft) [][]string {
-	var rows [][]string
-	for _, k := range []string{"train", "eval", "preflight"} {
-		if v := d.Commands[k]; v != "" {
-			rows = append(rows, []string{"commands." + k, v})
-		}
-	}
-	for _, kv := range [][2]string{{"system", d.Config.System}, {"default", d.Config.Default}, {"override", d.Config.Override}} {
-		if kv[1] != "" {
-			rows = append(rows, []string{"config." + kv[0], kv[1]})
-		}
-	}
-	for _, name := range sortedMapKeys(d.Sources) {
-		s := d.Sources[name]
-		rows = append(rows, []string{"metrics.sources." + name, s.Path + " (" + s.Format + ")"})
-	}
-	if len(d.Imports) > 0 {
-		rows = append(rows, []string{"runtime.imports", strings.Join(d.Imports, ", ")})
-	}
-	return rows
-}
-
-func printAuditWrite(env *Env, w *auditWrite) {
-	if w.Diff == "" {
-		fmt.Fprintf(env.Stdout, "\n%s: nothing to fill; every drafted field is already set\n", w.Path)
-		return
-	}
-	fmt.Fprintf(env.Stdout, "\nfilled %s in %s:\n%s", strings.Join(w.Filled, ", "), w.Path, w.Diff)
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func sortedMapKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-// auditObserved is audit --observe's answer.
-type auditObserved struct {
-	Schema       string              `json:"schema"`
-	RunDir       string              `json:"run_dir"`
-	Observations []audit.Observation `json:"observations"`
-	Write        *auditWrite         `json:"write,omitempty"`
-}
-
-func runAuditObserve(env *Env, r *state.Repo, o *auditOptions) error {
-	runDir := o.observe
-	if !filepath.IsAbs(runDir) {
-		runDir = filepath.Join(env.Dir, runDir)
-	}
-	if st, err := os.Stat(runDir); err != nil || !st.IsDir() {
-		return fmt.Errorf("--observe %s: not a run directory", o.observe)
-	}
-	if _, err := r.Read(state.Adapter); err != nil {
-		return err
-	}
-	lock, err := lockRepo(env, r)
-	if err != nil {
-		return err
-	}
-	defer lock.Unlock()
-	old, err := r.Read(state.Adapter)
-	if err != nil {
-		return err
-	}
-	show := r.Show(state.Adapter)
-	ad, err := adapter.Parse(show, old)
-	if err != nil {
-		return err
-	}
-	obs, err := audit.Observe(runDir, ad.Metrics.Sources)
-	if err != nil {
-		return err
-	}
-	for i := range obs {
-		if obs[i].File != "" {
-			obs[i].File = shownPath(r, obs[i].File)
-		}
-	}
-	res := auditObserved{Schema: audit.Schema, RunDir: shownPath(r, runDir), Observations: obs}
-	if res.Observations == nil {
-		res.Observations = []audit.Observation{}
-	}
-	merged, filled, err := audit.Observed(show, old, obs)
-	if err != nil {
-		return err
-	}
-	w := &auditWrite{Path: show, Filled: filled}
-	if w.Filled == nil {
-		w.Filled = []string{}
-	}
-	if !bytes.Equal(old, merged) {
-		if err := state.WriteFile(r.Path(state.Adapter), merged, 0o644); err != nil {
-			return err
-		}
-		w.Diff = string(diff.Diff("a/"+show, old, "b/"+show, merged))
-	}
-	res.Write = w
-	if o.json {
-		if err := writeJSON(env.Stdout, res); err != nil {
-			return err
-		}
-	} else {
-		for _, ob := range obs {
-			var points int64
-			for _, t := range ob.Tags {
-				points += t.Points
+func printSections(env *Env, rep *audit.Report) {
+	fmt.Fprintf(env.Stdout, "RL audit of %s (nothing was run)\n%s\n", rep.Root, rep.Summary())
+	for _, s := range rep.Sections() {
+		if header, rows, note, ok := s.Terminal(); ok {
+			fmt.Fprintf(env.Stdout, "\n%s\n", s.Title)
+			if len(rows) > 0 {
+				printTable(env, header, rows)
 			}
-			fmt.Fprintf(env.Stdout, "source\t%s\t%s\t%s\t%d tags, %d points\n", ob.Source, ob.Status, orDash(ob.File), len(ob.Tags), points)
-			if ob.Path != ob.Declared && ob.Declared != "" {
-				fmt.Fprintf(env.Stdout, "path\t%s\t%s -> %s\n", ob.Source, ob.Declared, ob.Path)
-			}
-			for _, t := range ob.Confirmed {
-				fmt.Fprintf(env.Stdout, "tag\t%s\t%s\tconfirmed\n", ob.Source, t)
-			}
-			for _, t := range ob.Missing {
-				fmt.Fprintf(env.Stdout, "tag\t%s\t%s\tnot written\n", ob.Source, t)
-			}
-			for _, t := range ob.Added {
-				fmt.Fprintf(env.Stdout, "tag\t%s\t%s\tobserved\n", ob.Source, t)
-			}
-			if ob.Error != "" {
-				fmt.Fprintf(env.Stdout, "error\t%s\t%s\n", ob.Source, ob.Error)
+			if note != "" {
+				fmt.Fprintf(env.Stdout, "  %s\n", note)
 			}
 		}
-		printAuditWrite(env, w)
 	}
-	for _, ob := range obs {
-		if ob.Status != audit.ObsMissing {
-			return nil
-		}
-	}
-	fmt.Fprintf(env.Stderr, "rlxp: the run in %s wrote no metric file\n", shownPath(r, runDir))
-	return errNegative
-}
-
-// shownPath is a path as the person named it: under the repository,
-// relative to how they named the root.
-func shownPath(r *state.Repo, p string) string {
-	if rel, err := filepath.Rel(r.Root, p); err == nil && !strings.HasPrefix(rel, "..") {
-		return r.Display(rel)
-	}
-	return p
 }
