@@ -1,17 +1,13 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/pflag"
 
 	"github.com/rlxp/rlxp/internal/dashboard"
 	rlxpreport "github.com/rlxp/rlxp/internal/report"
-	"github.com/rlxp/rlxp/internal/runs"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
@@ -84,21 +80,6 @@ EXIT STATUS
 	}
 }
 
-// Outcomes of a report run.
-const (
-	reportWritten   = "written"
-	reportUpToDate  = "up_to_date"
-	reportOutOfDate = "out_of_date"
-)
-
-type reportResult struct {
-	Schema string             `json:"schema"`
-	File   string             `json:"file"`
-	Check  bool               `json:"check"`
-	Action string             `json:"action"`
-	Report *rlxpreport.Report `json:"report"`
-}
-
 func runReport(ctx context.Context, env *Env, o *reportOptions, args []string) error {
 	if len(args) > 0 {
 		return usagef("report takes no arguments (use --root DIR)")
@@ -118,88 +99,24 @@ func runReport(ctx context.Context, env *Env, o *reportOptions, args []string) e
 		}
 		defer lock.Unlock()
 	}
-	name := r.Show(state.Report)
-	old, err := r.Read(state.Report)
-	if err != nil {
-		return err
-	}
-	doc, err := rlxpreport.ParseMarkers(name, old)
-	if err != nil {
-		return err
-	}
-	recs, err := runs.List(r.Path(state.Runs))
-	if err != nil {
-		return err
-	}
-	rep, warnings, err := rlxpreport.Load(r, recs)
-	if err != nil {
-		return err
-	}
-	for _, w := range warnings {
-		warnf(env, "%s", w)
-	}
-	var charts map[string][]byte
+	var charts rlxpreport.Charts
 	if o.plots {
-		if rep.Plots, charts, err = dashboard.Plots(ctx, dashboard.NewRepo(r, env.Now)); err != nil {
-			return err
+		charts = func(ctx context.Context) ([]rlxpreport.Plot, map[string][]byte, error) {
+			return dashboard.Plots(ctx, dashboard.NewRepo(r, env.Now))
 		}
 	}
-	out := doc.Render(rep.Markdown)
-	res := reportResult{Schema: rlxpreport.Schema, File: name, Check: o.check, Action: reportUpToDate, Report: rep}
-	plotsDir := filepath.Join(filepath.Dir(r.Path(state.Report)), "plots")
-	stalePlots := false
-	for _, p := range rep.Plots {
-		cur, err := os.ReadFile(filepath.Join(plotsDir, filepath.Base(p.File)))
-		if err != nil || !bytes.Equal(cur, charts[p.File]) {
-			stalePlots = true
-		}
-	}
-	if stalePlots {
-		res.Action = reportOutOfDate
-		if !o.check {
-			if err := os.MkdirAll(plotsDir, 0o755); err != nil {
-				return fmt.Errorf("creating %s: %w", r.Display(filepath.Join(state.DirName, "plots")), err)
-			}
-			for _, p := range rep.Plots {
-				if err := state.WriteFile(filepath.Join(plotsDir, filepath.Base(p.File)), charts[p.File], 0o644); err != nil {
-					return err
-				}
-			}
-			res.Action = reportWritten
-		}
-	}
-	if !bytes.Equal(out, old) {
-		res.Action = reportOutOfDate
-		if !o.check {
-			perm := os.FileMode(0o644)
-			if fi, err := os.Stat(r.Path(state.Report)); err == nil {
-				perm = fi.Mode().Perm()
-			}
-			if err := state.WriteFile(r.Path(state.Report), out, perm); err != nil {
-				return err
-			}
-			res.Action = reportWritten
-		}
+	res, err := rlxpreport.Update(ctx, r, o.check, charts, func(w string) { warnf(env, "%s", w) })
+	if err != nil {
+		return err
 	}
 	if o.json {
 		if err := writeJSON(env.Stdout, res); err != nil {
 			return err
 		}
 	} else {
-		switch res.Action {
-		case reportWritten:
-			fmt.Fprintf(env.Stdout, "wrote %s\n", name)
-		case reportUpToDate:
-			fmt.Fprintf(env.Stdout, "%s is up to date\n", name)
-		case reportOutOfDate:
-			fmt.Fprintf(env.Stdout, "%s is out of date: run 'rlxp report' to regenerate it\n", name)
-		}
-		fmt.Fprintln(env.Stdout, "next:")
-		for i, s := range rep.Next {
-			fmt.Fprintf(env.Stdout, "  %d. %s\n", i+1, s)
-		}
+		fmt.Fprint(env.Stdout, res.Text())
 	}
-	if res.Action == reportOutOfDate {
+	if res.Action == rlxpreport.OutOfDate {
 		return errNegative
 	}
 	return nil
