@@ -1,0 +1,710 @@
+package audit
+
+import (
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/rlxp/rlxp/internal/guard"
+)
+
+// pyTarget finds what a command runs in Python: the script word or the
+// module, and the index of its first argument. Launchers (torchrun,
+// accelerate launch, deepspeed, srun, mpirun) are looked through.
+func pyTarget(argv []string) (script, module string, argsAt int) {
+	for i := 0; i < len(argv); i++ {
+		w := argv[i]
+		name := path.Base(w)
+		switch {
+		case isPythonName(name):
+			for j := i + 1; j < len(argv); j++ {
+				a := argv[j]
+				switch {
+				case a == "-m" && j+1 < len(argv):
+					return "", argv[j+1], j + 2
+				case a == "-W" || a == "-X":
+					j++
+				case strings.HasPrefix(a, "-"):
+				default:
+					return a, "", j + 1
+				}
+			}
+			return "", "", len(argv)
+		case (w == "-m" || w == "--module") && i > 0 && i+1 < len(argv) && isLauncher(path.Base(argv[0])):
+			return "", argv[i+1], i + 2
+		case strings.HasSuffix(w, ".py") && (i == 0 || isLauncher(path.Base(argv[0]))):
+			return w, "", i + 1
+		case i == 0 && !isLauncher(name):
+			return "", "", len(argv)
+		}
+	}
+	return "", "", len(argv)
+}
+
+func isLauncher(name string) bool {
+	switch name {
+	case "torchrun", "accelerate", "deepspeed", "srun", "mpirun", "mpiexec", "horovodrun", "ray":
+		return true
+	}
+	return false
+}
+
+// shellTarget finds the script a command runs with bash or directly.
+func shellTarget(argv []string) (string, int) {
+	if len(argv) == 0 {
+		return "", 0
+	}
+	name := path.Base(argv[0])
+	if (name == "bash" || name == "sh") && len(argv) > 1 {
+		return argv[1], 2
+	}
+	if strings.HasSuffix(name, ".sh") {
+		return argv[0], 1
+	}
+	return "", 0
+}
+
+// resolve finds the repository file a script word names, from a command
+// in file from: relative to it, to the root, to its parent, or by a
+// unique name. Leading variables ($ROOT/, ${DIR}/) are dropped.
+func (a *assembler) resolve(word, from string) string {
+	w := word
+	for strings.HasPrefix(w, "$") || strings.HasPrefix(w, "~") {
+		i := strings.IndexByte(w, '/')
+		if i < 0 {
+			return ""
+		}
+		w = w[i+1:]
+	}
+	w = strings.TrimPrefix(w, "./")
+	if w == "" || strings.ContainsAny(w, "$*{}<>") || strings.HasPrefix(w, "/") {
+		return ""
+	}
+	dir := path.Dir(from)
+	for _, c := range []string{path.Join(dir, w), path.Clean(w), path.Join(path.Dir(dir), w)} {
+		if a.lst.paths[c] {
+			return c
+		}
+	}
+	var found string
+	for _, p := range a.byBase[path.Base(w)] {
+		if p == w || strings.HasSuffix(p, "/"+w) {
+			if found != "" {
+				return ""
+			}
+			found = p
+		}
+	}
+	return found
+}
+
+// moduleFile finds the file of a module in the repository.
+func (a *assembler) moduleFile(mod string) string {
+	rel := strings.ReplaceAll(mod, ".", "/")
+	for _, prefix := range []string{"", "src/"} {
+		for _, c := range []string{prefix + rel + ".py", prefix + rel + "/__main__.py"} {
+			if a.lst.paths[c] {
+				return c
+			}
+		}
+	}
+	return ""
+}
+
+// evalName reports a file name one of whose words names held-out data
+// (test.csv, val_metrics.jsonl), not one that merely contains the letters
+// (values.csv, value_loss.csv, latest.jsonl).
+func evalName(name string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+	}) {
+		if evalSegment(w) {
+			return true
+		}
+	}
+	return false
+}
+
+// evalWords are names of entry points that evaluate a policy.
+func evalWord(w string) bool {
+	switch w {
+	case "eval", "evaluate", "evaluation", "evaluator", "play", "enjoy", "infer", "inference", "validate", "validation":
+		return true
+	}
+	return strings.HasPrefix(w, "eval")
+}
+
+// nameKind classifies an entry point by its path or label: eval words
+// first, then the guard's idea of a training script.
+func nameKind(words ...string) string {
+	for _, w := range words {
+		if utilityName(w) {
+			return "other"
+		}
+	}
+	for _, w := range words {
+		for _, part := range strings.FieldsFunc(strings.ToLower(w), func(r rune) bool { return r == '/' || r == '.' || r == '_' || r == '-' || r == ' ' }) {
+			if evalWord(part) {
+				return "eval"
+			}
+		}
+	}
+	for _, w := range words {
+		if guard.Trainer([]string{"python", strings.TrimSuffix(w, ".py") + ".py"}, "") != "" || lowerHas(w, "finetune", "fine_tune") {
+			return "train"
+		}
+	}
+	return "other"
+}
+
+// utilityName reports scripts named for chores: setup, install, lint,
+// plotting, conversion.
+func utilityName(p string) bool {
+	base := strings.ToLower(path.Base(p))
+	first, _, _ := strings.Cut(strings.NewReplacer("-", "_", ".", "_").Replace(base), "_")
+	switch first {
+	case "setup", "install", "source", "reset", "format", "lint", "download", "build", "docker", "clean",
+		"deploy", "convert", "export", "prepare", "preprocess", "plot", "check", "test", "tests", "upload", "env":
+		return true
+	}
+	return false
+}
+
+// isTestPath reports test files, which are not entry points.
+func isTestPath(p string) bool {
+	base := path.Base(p)
+	if strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") || base == "conftest.py" || base == "setup.py" || base == "__init__.py" {
+		return true
+	}
+	for _, d := range strings.Split(path.Dir(p), "/") {
+		if d == "tests" || d == "test" || d == "testing" {
+			return true
+		}
+	}
+	return path.Base(path.Dir(p)) == "docs" && base == "conf.py"
+}
+
+func (a *assembler) ep(cmd string) *EntryPoint {
+	if e, ok := a.eps[cmd]; ok {
+		return e
+	}
+	e := &EntryPoint{Command: cmd}
+	a.eps[cmd] = e
+	return e
+}
+
+// commandKind classifies what a command runs: training if the guard
+// would call it a trainer, eval by name, else other.
+func (a *assembler) commandKind(c cmdHit, from string) string {
+	if script, mod, _ := pyTarget(c.argv); script != "" || mod != "" {
+		if mod == "pip" || mod == "venv" || mod == "ensurepip" || mod == "pytest" || mod == "unittest" {
+			return "other"
+		}
+		name := mod
+		if script != "" {
+			name = script
+			if r := a.resolve(script, from); r != "" {
+				name = r
+			}
+		}
+		if k := nameKind(name); k != "other" {
+			return k
+		}
+	}
+	if guard.Trainer(c.argv, "") != "" {
+		return "train"
+	}
+	return "other"
+}
+
+func (a *assembler) entryPoints() {
+	// Python scripts with a main guard.
+	for _, f := range a.files {
+		if f.kind != kindPython || isTestPath(f.path) {
+			continue
+		}
+		m, ok := f.first(catMain, "")
+		if !ok {
+			continue
+		}
+		parser, hasParser := hit{}, false
+		for _, h := range f.hits {
+			if h.cat == catParser && h.name != "preflight" {
+				parser, hasParser = h, true
+				break
+			}
+		}
+		flags := append([]flagDef(nil), f.flags...)
+		if imported := a.importedFlags(f); len(imported) > 0 {
+			flags = append(flags, imported...)
+			if !hasParser {
+				parser, hasParser = hit{line: imported[0].line, text: imported[0].name}, true
+			}
+		}
+		kind := nameKind(f.path)
+		trains, isTrainer := f.first(catTrains, "")
+		if kind == "other" && isTrainer {
+			kind = "train"
+		}
+		if kind == "other" && !hasParser {
+			continue
+		}
+		cmd := "python " + f.path
+		if path.Base(f.path) == "__main__.py" {
+			cmd = "python -m " + strings.ReplaceAll(path.Dir(strings.TrimPrefix(f.path, "src/")), "/", ".")
+		}
+		e := a.ep(cmd)
+		e.Kind, e.Via, e.Target, e.flags = kind, "script", f.path, flags
+		e.Confidence = Medium
+		e.Evidence = append(e.Evidence, ev(f, m.line, m.text))
+		if hasParser {
+			e.Confidence = High
+			if parser.cat != "" {
+				e.Evidence = append(e.Evidence, ev(f, parser.line, parser.text))
+			}
+		}
+		if isTrainer && nameKind(f.path) == "other" {
+			e.Evidence = append(e.Evidence, ev(f, trains.line, trains.text))
+		}
+		for _, fd := range flags {
+			if fd.name == "--preflight-only" || fd.name == "--dry-run" || fd.name == "--dry_run" {
+				e.preflag = fd.name
+			}
+		}
+	}
+	scripts := map[string]*EntryPoint{}
+	for _, e := range a.eps {
+		scripts[e.Target] = e
+	}
+	byTarget := func(target string) *EntryPoint { return scripts[target] }
+	// What runners, Makefiles, READMEs and docstrings run. Every runner
+	// is an entry point before any README names one.
+	runners := map[string]map[string]*EntryPoint{} // file -> label -> runner entry
+	for _, f := range a.files {
+		if (f.kind == kindShell || f.kind == kindMake) && !isTestPath(f.path) {
+			runners[f.path] = a.runnerEntries(f)
+		}
+	}
+	for _, e := range a.eps {
+		scripts[e.Target] = e
+	}
+	for _, f := range a.files {
+		runner := runners[f.path]
+		for _, c := range f.commands {
+			script, mod, _ := pyTarget(c.argv)
+			target := ""
+			switch {
+			case script != "":
+				target = a.resolve(script, f.path)
+			case mod != "":
+				target = a.moduleFile(mod)
+			}
+			var te *EntryPoint
+			if target != "" {
+				te = byTarget(target)
+			}
+			if te == nil && mod != "" && target == "" && a.knownModule(mod) {
+				te = a.ep("python -m " + mod)
+				te.Kind, te.Via, te.Target = nameKind(mod), "module", mod
+				te.Confidence = High
+			}
+			if te == nil && mod != "" && target != "" && c.origin == "readme" && a.byPath[target] != nil && a.byPath[target].has(catMain, "") {
+				// A module the docs run (python -m spinup.run ppo) that
+				// parses its arguments by hand.
+				te = a.ep("python -m " + mod)
+				te.Kind, te.Via, te.Target = nameKind(mod), "module", target
+				te.Confidence = Medium
+				te.Evidence = append(te.Evidence, ev(a.byPath[target], 0, ""))
+				scripts[target] = te
+			}
+			if te != nil && mod != "" && te.Via == "script" && c.origin != "readme" {
+				// Run as a module in the repository's own runners.
+				te.Command = "python -m " + mod
+			}
+			if rs := runnersOf(runner, c); len(rs) > 0 {
+				what := strings.Join(c.argv[:min(len(c.argv), 4)], " ")
+				if target != "" {
+					what = path.Base(c.argv[0]) + " " + target
+					if mod != "" {
+						what = path.Base(c.argv[0]) + " -m " + mod
+					}
+				}
+				if te != nil {
+					te.Evidence = append(te.Evidence, ev(f, c.line, c.text))
+				}
+				kind := a.commandKind(c, f.path)
+				for _, r := range rs {
+					r.Runs = appendUnique(r.Runs, what)
+					if te != nil && te != r {
+						r.wraps = true
+					}
+					if kind != "other" && r.Kind == "other" && !r.fixed {
+						r.Kind = kind
+					}
+					if te != nil || isLauncher(path.Base(c.argv[0])) {
+						r.Confidence = High
+					}
+				}
+				continue
+			}
+			if c.origin == "shell" || c.origin == "make" {
+				continue // a test script's command: neither an entry point nor an example
+			}
+			// An example or usage line: attach it to what it runs.
+			if te == nil {
+				if sh, at := shellTarget(c.argv); sh != "" {
+					if rel := a.resolve(sh, f.path); rel != "" {
+						label := ""
+						if at < len(c.argv) {
+							label = c.argv[at]
+						}
+						te = a.eps["bash "+rel+" "+label]
+						if te == nil {
+							te = a.eps["bash "+rel]
+						}
+					}
+				}
+			}
+			if te != nil && c.origin == "readme" && !asksHelp(c.argv) && !templated(c.argv) {
+				// The closest document wins; at the same distance, an
+				// example that trains beats one that does something else.
+				trains := a.documentedTrain(c.argv, te)
+				if r := docRank(f.path); te.docRank == 0 || r < te.docRank || r == te.docRank && trains && !te.docTrn {
+					te.docRank, te.docArgv, te.docAt, te.docTrn = r, c.argv, ev(f, c.line, ""), trains
+				}
+				if te.Kind == "other" && !te.fixed && trains {
+					te.Kind = "train"
+				}
+			}
+			if te != nil {
+				te.refs++
+				if te.Usage == "" || (c.origin == "usage" && !usageLike(te.Usage)) {
+					te.Usage = strings.Join(c.argv, " ")
+				}
+				te.Evidence = append(te.Evidence, ev(f, c.line, c.text))
+			}
+		}
+	}
+	// Console scripts.
+	for _, f := range a.files {
+		for _, s := range f.scripts {
+			e := a.ep(s.name)
+			e.Kind, e.Via, e.Target, e.Confidence = nameKind(s.name, s.detail), "console_script", s.detail, Medium
+			e.Evidence = append(e.Evidence, ev(f, s.line, s.text))
+		}
+	}
+	var out []EntryPoint
+	for _, k := range sortedKeys(a.eps) {
+		e := a.eps[k]
+		e.Evidence = sortEvidence(e.Evidence, 5)
+		if e.Kind == "" {
+			e.Kind = "other"
+		}
+		out = append(out, *e)
+	}
+	kindOrder := map[string]int{"train": 0, "eval": 1, "other": 2}
+	usual := a.usualTargets()
+	via := func(e EntryPoint) int {
+		switch {
+		case e.wraps && e.Via == "shell":
+			return 0
+		case e.wraps:
+			return 1
+		case e.Via == "shell" || e.Via == "make":
+			return 2
+		case e.Via == "module":
+			return 3
+		case e.Via == "script":
+			return 4
+		}
+		return 5
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if kindOrder[out[i].Kind] != kindOrder[out[j].Kind] {
+			return kindOrder[out[i].Kind] < kindOrder[out[j].Kind]
+		}
+		if di, dj := docOrder(out[i]), docOrder(out[j]); di != dj {
+			return di < dj
+		}
+		if ri, rj := rlNamed(out[i]), rlNamed(out[j]); ri != rj && out[i].docRank != 0 {
+			return ri
+		}
+		if ai, aj := out[i].docAt, out[j].docAt; ai != aj {
+			if ai.File != aj.File {
+				return ai.File < aj.File
+			}
+			return ai.Line < aj.Line
+		}
+		if usual[out[i].Target] != usual[out[j].Target] {
+			return usual[out[i].Target]
+		}
+		if via(out[i]) != via(out[j]) {
+			return via(out[i]) < via(out[j])
+		}
+		if rank(out[i].Confidence) != rank(out[j].Confidence) {
+			return rank(out[i].Confidence) > rank(out[j].Confidence)
+		}
+		if out[i].refs != out[j].refs {
+			return out[i].refs > out[j].refs
+		}
+		return strings.Count(out[i].Command, "/") < strings.Count(out[j].Command, "/")
+	})
+	for i := range out {
+		out[i].Rank = i + 1
+		if out[i].docArgv != nil {
+			out[i].Documented = strings.Join(out[i].docArgv, " ")
+		}
+	}
+	a.rep.EntryPoints = out
+}
+
+// templated reports a documented command with placeholders to fill in
+// ([algo], <env>, {path}): a form, not a command to run.
+func templated(argv []string) bool {
+	for _, w := range argv {
+		if strings.ContainsAny(w, "[<{") {
+			return true
+		}
+	}
+	return false
+}
+
+// asksHelp reports a command that only prints its usage.
+func asksHelp(argv []string) bool {
+	for _, w := range argv {
+		if w == "--help" || w == "-h" || w == "help" {
+			return true
+		}
+	}
+	return false
+}
+
+// rlAlgorithms are subcommands that train (spinup.run ppo, tool grpo).
+var rlAlgorithms = map[string]bool{
+	"train": true, "ppo": true, "grpo": true, "dpo": true, "sac": true, "td3": true, "ddpg": true, "dqn": true,
+	"a2c": true, "trpo": true, "vpg": true, "impala": true, "appo": true, "rloo": true, "reinforce": true,
+	"mappo": true, "ippo": true, "qmix": true, "rlhf": true,
+}
+
+// documentedTrain reports a documented command that trains although its
+// program's name does not say so: a train flag or subcommand (runner.py
+// --train, tool grpo), or a program that itself uses the repository's
+// framework and trains.
+func (a *assembler) documentedTrain(argv []string, e *EntryPoint) bool {
+	for _, w := range argv[1:] {
+		if w == "--train" || !strings.HasPrefix(w, "-") && rlAlgorithms[strings.ToLower(w)] {
+			return true
+		}
+	}
+	f := a.byPath[e.Target]
+	if f == nil {
+		return false
+	}
+	if f.has(catTrains, "") {
+		return true
+	}
+	for _, h := range f.hits {
+		if h.cat == catParser && h.name == "hydra" && strings.Contains(h.text, "hydra.main") {
+			return true
+		}
+	}
+	return false
+}
+
+// rlNamed reports an entry point whose command names an RL algorithm
+// (train_ppo_ray, grpo.py): of the documented ways to train, the RL one
+// comes before supervised fine-tuning and data preparation.
+func rlNamed(e EntryPoint) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(e.Command+" "+e.Documented), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+	}) {
+		if w != "train" && rlAlgorithms[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// docRank says how close to its humans a document is: the root README,
+// then the docs, then other READMEs.
+func docRank(p string) int {
+	switch {
+	case !strings.Contains(p, "/"):
+		return 1
+	case inDocs(p):
+		return 2
+	}
+	return 3
+}
+
+// docOrder sorts documented entry points first, by their document; a
+// console script is run by name and needs no draft.
+func docOrder(e EntryPoint) int {
+	if e.docRank == 0 {
+		return 4
+	}
+	return e.docRank
+}
+
+// trusted lists the matched profiles whose framework is not a low
+// confidence guess: only they lend their usual commands and forms.
+func (a *assembler) trusted() []int {
+	var out []int
+	for k, i := range a.matched {
+		if a.rep.Frameworks[k].Confidence != Low {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// usualTargets are the scripts the matched frameworks' usual commands
+// run, as repository paths: those entry points come first.
+func (a *assembler) usualTargets() map[string]bool {
+	out := map[string]bool{}
+	for _, i := range a.trusted() {
+		for _, cmd := range a.profiles[i].Commands {
+			script, mod, _ := pyTarget(strings.Fields(cmd))
+			switch {
+			case script != "" && a.lst.paths[script]:
+				out[script] = true
+			case mod != "":
+				if f := a.moduleFile(mod); f != "" {
+					out[f] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// runnersOf lists the runner entries a runner's command belongs to: its
+// subcommand's, or every subcommand's for a command outside the dispatch.
+func runnersOf(runner map[string]*EntryPoint, c cmdHit) []*EntryPoint {
+	if c.origin != "shell" && c.origin != "make" {
+		return nil
+	}
+	if r := runner[c.label]; r != nil {
+		return []*EntryPoint{r}
+	}
+	if c.label != "" {
+		return nil
+	}
+	var rs []*EntryPoint
+	for _, k := range sortedKeys(runner) {
+		rs = append(rs, runner[k])
+	}
+	return rs
+}
+
+// importedFlags are the options defined by the functions a script imports
+// from the repository's own modules (from pkg.cli import train_parser).
+func (a *assembler) importedFlags(f *facts) []flagDef {
+	var out []flagDef
+	for _, h := range f.hits {
+		if h.cat != catImport || h.detail == "" {
+			continue
+		}
+		g := a.byPath[a.moduleFile(h.name)]
+		if g == nil {
+			continue
+		}
+		names := map[string]bool{}
+		for _, n := range strings.Split(h.detail, ",") {
+			if w := strings.Fields(n); len(w) > 0 {
+				names[w[0]] = true
+			}
+		}
+		for _, fd := range g.flags {
+			if fd.fn != "" && names[fd.fn] {
+				out = append(out, fd)
+			}
+		}
+	}
+	return out
+}
+
+// knownModule reports a module a framework profile runs with python -m.
+func (a *assembler) knownModule(mod string) bool {
+	for _, p := range a.profiles {
+		if moduleMatch(mod, p.Detect.Modules) {
+			return true
+		}
+	}
+	return nameKind(mod) == "train"
+}
+
+// runnerEntries makes the entry points of a shell runner or Makefile: one
+// per subcommand or target that runs something, else one for the script.
+func (a *assembler) runnerEntries(f *facts) map[string]*EntryPoint {
+	out := map[string]*EntryPoint{}
+	labels := map[string]bool{}
+	for _, c := range f.commands {
+		if c.origin == "shell" || c.origin == "make" {
+			labels[c.label] = true
+		}
+	}
+	if len(labels) == 0 {
+		return out
+	}
+	if f.kind == kindShell {
+		for _, s := range f.subcmds {
+			labels[s.label] = true
+		}
+		// Runner-level commands (the preflight, the final exec) belong to
+		// every subcommand.
+		if len(f.subcmds) > 0 {
+			delete(labels, "")
+		}
+	}
+	for _, label := range sortedKeys(labels) {
+		var e *EntryPoint
+		switch {
+		case f.kind == kindMake:
+			e = a.ep("make " + label)
+			e.Via, e.Target = "make", f.path
+		case label == "":
+			e = a.ep("bash " + f.path)
+			e.Via, e.Target = "shell", f.path
+		default:
+			e = a.ep("bash " + f.path + " " + label)
+			e.Via, e.Target = "shell", f.path
+		}
+		e.Confidence = Medium
+		if label == "" {
+			e.Kind = nameKind(f.path)
+		} else {
+			e.Kind = nameKind(label)
+		}
+		e.fixed = utilityName(f.path) || label != "" && e.Kind != "other"
+		for _, s := range f.subcmds {
+			if s.label == label {
+				e.Evidence = append(e.Evidence, ev(f, s.line, s.text))
+			}
+		}
+		if label == "" && len(e.Evidence) == 0 {
+			e.Evidence = append(e.Evidence, Evidence{File: f.path})
+		}
+		if h, ok := f.first(catParser, "preflight"); ok {
+			switch h.detail {
+			case "PREFLIGHT_ONLY":
+				if e.preflag == "" {
+					e.preflag = "PREFLIGHT_ONLY=1"
+				}
+			default:
+				e.preflag = h.detail
+			}
+		}
+		out[label] = e
+	}
+	return out
+}
+
+func appendUnique(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
