@@ -67,6 +67,7 @@ type csvParser struct {
 	nonEmpty int
 	badStep  *Error
 	notes    noteCounts
+	quick    bool // cells are slices of the block (see batch.addLazy)
 }
 
 func readCSV(path string, sink Sink) (Info, error) {
@@ -380,8 +381,34 @@ func (p *csvParser) quickRow(l []byte, b *batch, line int, off int64) bool {
 		return false
 	}
 	p.begin(b)
+	p.quick = true
+	defer func() { p.quick = false }()
 	s := 0
 	for c := 0; c <= cfg.last; c++ {
+		if cfg.role[c] == colMetric {
+			// Most cells are a plain number up to the comma: the scan
+			// finds the cell's end, with no search for the comma first.
+			var e int
+			if b.lazy {
+				if e = scanFiniteNumber(l, s); e > s && (e == len(l) || l[e] == ',') {
+					b.addLazy(cfg.ids[c], l[s:])
+				}
+			} else {
+				var v float64
+				if e, v = scanJSONNumber(l, s, true); e > s && (e == len(l) || l[e] == ',') {
+					b.add(cfg.ids[c], v)
+				}
+			}
+			if e > s && (e == len(l) || l[e] == ',') {
+				p.nonEmpty++
+				p.header = false // a number is not a name
+				if e == len(l) {
+					break
+				}
+				s = e + 1
+				continue
+			}
+		}
 		j := bytes.IndexByte(l[s:], ',')
 		cell := l[s:]
 		if j >= 0 {
@@ -478,8 +505,10 @@ func (p *csvParser) cell(b *batch, c int, cell []byte, col int, off int64) *Erro
 	}
 	switch cfg.role[c] {
 	case colMetric:
-		if v, ok := parseCell(cell); ok {
-			b.vals = append(b.vals, rowVal{cfg.ids[c], v})
+		if b.lazy && p.quick && scanFiniteNumber(cell, 0) == len(cell) {
+			b.addLazy(cfg.ids[c], cell)
+		} else if v, ok := parseCell(cell); ok {
+			b.add(cfg.ids[c], v)
 		} else if i := binaryAt(cell, false); i >= 0 {
 			at := off + int64(col-1+i)
 			return &Error{Offset: at, Msg: fmt.Sprintf("binary data at byte %d; not a csv file", at)}

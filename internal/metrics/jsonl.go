@@ -164,7 +164,7 @@ func (p *jsonlParser) number(r *tagRef, inData bool, lex []byte) bool {
 		}
 		if r.want {
 			v, _ := parseFloat(lex)
-			p.b.vals = append(p.b.vals, rowVal{r.id, v})
+			p.b.add(r.id, v)
 		}
 	}
 	return true
@@ -382,11 +382,18 @@ func (p *jsonlParser) fastObject(l []byte, i, depth, prefix int, inData bool) (i
 					}
 					break
 				}
+				if p.b.lazy {
+					if e := scanFiniteNumber(l, i); e > 0 {
+						p.b.addLazy(r.id, l[i:])
+						i = e
+						break
+					}
+				}
 				e, v := scanJSONNumber(l, i, true)
 				if e < 0 {
 					return 0, false
 				}
-				p.b.vals = append(p.b.vals, rowVal{r.id, v})
+				p.b.add(r.id, v)
 				i = e
 				break
 			}

@@ -348,3 +348,64 @@ func skipJSONNumber(b []byte, i int) int {
 	}
 	return i
 }
+
+// scanFiniteNumber returns the end of the JSON number at b[i:] when it is
+// certainly finite (at most 308 digits before the point, after the
+// exponent's shift), so that only its spelling needs checking now; -1
+// for anything else (NaN, a huge exponent, no number), which the exact
+// scan then decides.
+func scanFiniteNumber(b []byte, i int) int {
+	n := len(b)
+	if i < n && b[i] == '-' {
+		i++
+	}
+	if i >= n {
+		return -1
+	}
+	s := i
+	switch c := b[i]; {
+	case c == '0':
+		i++
+	case c-'1' < 9:
+		i++
+		for i < n && b[i]-'0' < 10 {
+			i++
+		}
+	default:
+		return -1
+	}
+	mag := i - s // digits before the point
+	if i < n && b[i] == '.' {
+		i++
+		d := i
+		for i < n && b[i]-'0' < 10 {
+			i++
+		}
+		if i == d {
+			return -1
+		}
+	}
+	if i < n && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		neg := false
+		if i < n && (b[i] == '+' || b[i] == '-') {
+			neg = b[i] == '-'
+			i++
+		}
+		d, e := i, 0
+		for i < n && b[i]-'0' < 10 && i-d < 4 {
+			e = e*10 + int(b[i]-'0')
+			i++
+		}
+		if i == d || i < n && b[i]-'0' < 10 {
+			return -1 // no digits, or an exponent of 5 digits or more
+		}
+		if !neg {
+			mag += e
+		}
+	}
+	if mag > 308 || i < n && isRunByte(b[i]) {
+		return -1
+	}
+	return i
+}

@@ -268,10 +268,25 @@ const (
 	ptRow                // step is a row number within the block
 )
 
-// A rowVal is one parsed value of a row.
+// A rowVal is one value of a row.
 type rowVal struct {
 	id int32
-	v  float64
+	// lex is where the value's spelling starts in the block of a lazy
+	// batch, to be converted only if a summary shows it; -1 when v holds
+	// the value.
+	lex int32
+	v   float64
+}
+
+// add queues a value.
+func (b *batch) add(id int32, v float64) {
+	b.vals = append(b.vals, rowVal{id: id, lex: -1, v: v})
+}
+
+// addLazy queues the finite number whose spelling starts at num, a
+// subslice of b.data (its offset is the difference of their capacities).
+func (b *batch) addLazy(id int32, num []byte) {
+	b.vals = append(b.vals, rowVal{id: id, lex: int32(cap(b.data) - cap(num))})
 }
 
 // A rowMeta ends a row's values in a batch.
@@ -293,6 +308,13 @@ type batch struct {
 	notes    noteCounts
 	err      *Error // Line counts from the block's first line
 
+	// lazy is set when the block is summarized (see summarize): parsers
+	// then check the spelling of plain finite numbers and leave their
+	// conversion to the summary, which converts one value per tag. data
+	// is the block's text.
+	lazy bool
+	data []byte
+
 	// For a summarizing sink: what the block holds of each tag, by id,
 	// computed by the parsing goroutine.
 	sums    []tagSum
@@ -304,6 +326,7 @@ type batch struct {
 type tagSum struct {
 	n, nonFinite int64
 	first, last  int32
+	lex          int32 // of the last value, as in rowVal
 	value        float64
 }
 
@@ -325,12 +348,17 @@ func (b *batch) summarize() {
 				b.touched = append(b.touched, v.id)
 			}
 			t.n++
-			t.last, t.value = int32(ri), v.v
-			if math.IsNaN(v.v) || math.IsInf(v.v, 0) {
+			t.last, t.value, t.lex = int32(ri), v.v, v.lex
+			if v.lex < 0 && (math.IsNaN(v.v) || math.IsInf(v.v, 0)) {
 				t.nonFinite++
 			}
 		}
 		start = r.end
+	}
+	for _, id := range b.touched {
+		if t := &b.sums[id]; t.lex >= 0 {
+			_, t.value = scanJSONNumber(b.data, int(t.lex), true)
+		}
 	}
 }
 
@@ -345,6 +373,7 @@ func (b *batch) reset() {
 	b.lines, b.rows, b.hasStep, b.lastStep = 0, 0, false, 0
 	b.notes = noteCounts{}
 	b.err = nil
+	b.lazy, b.data = false, nil
 }
 
 // endRow closes a row whose values start at vals[start]. A row without
@@ -536,6 +565,7 @@ func lineEnd(r io.ReaderAt, from, size, limit int64) (int64, error) {
 // parseChunk parses one chunk's lines into b; a line over MaxLine after
 // them is b's error.
 func parseChunk(p blockParser, data []byte, doff int64, long, summarize bool, b *batch) {
+	b.lazy, b.data = summarize, data
 	p.parseBlock(data, doff, b)
 	if long && b.err == nil {
 		b.err = lineTooLong("", b.lines+1, doff+int64(len(data)))
