@@ -1,7 +1,9 @@
 package metrics
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -295,3 +297,68 @@ func TestInspectMatchesPoints(t *testing.T) {
 		}
 	}
 }
+
+// TestInspectMatchesPointsTFEvents checks the summaries tfevents workers
+// make per chunk against summaries of the delivered points: simple values
+// with NaNs, a restart that orphans points across chunks, and a stretch of
+// tensor values whose chunks are delivered point by point.
+func TestInspectMatchesPointsTFEvents(t *testing.T) {
+	var b []byte
+	b = append(b, tfFramed(tfEvent(1, 0, tfFileVersion()))...)
+	le32 := binary.LittleEndian.AppendUint32
+	const records, restartAt, restartTo = 120_000, 90_000, 60_000
+	for i := range records {
+		step := int64(i)
+		if i > restartAt {
+			step -= restartAt - restartTo + 1
+		}
+		v := float32(i) / 7
+		if i%1000 == 500 {
+			v = float32(math.NaN())
+		}
+		values := [][]byte{tfSimpleValue("a", v), tfSimpleValue("b", -v)}
+		if i >= 30_000 && i < 40_000 {
+			plugin := ""
+			if i == 30_000 {
+				plugin = "scalars"
+			}
+			values = append(values, tfTensorValue("t", plugin, tfTensor(tfDTFloat, nil, tfContent(le32(nil, math.Float32bits(v))))))
+		}
+		ev := tfEvent(float64(i), step, tfSummary(values...))
+		if i == restartAt {
+			ev = tfEvent(float64(i), restartTo, tfSessionLog(1))
+		}
+		b = append(b, tfFramed(ev)...)
+	}
+	if len(b) < 8*tfChunkSize {
+		t.Fatalf("%d bytes: too few chunks", len(b))
+	}
+	path := tfWrite(t, "events.out.tfevents.1.inspect", b)
+	got, err := Inspect(path, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := &summarySink{index: map[string]int{}}
+	info, err := readTFEvents(path, pointsOnly{ps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ps.tags
+	sortTags(want)
+	if diff := cmp.Diff(want, got.Tags, cmpopts.EquateNaNs()); diff != "" {
+		t.Errorf("summaries (-points +chunks):\n%s", diff)
+	}
+	if diff := cmp.Diff(info.Notes, got.Notes); got.Points != info.Points || diff != "" {
+		t.Errorf("%d points, read %d; notes (-points +chunks):\n%s", got.Points, info.Points, diff)
+	}
+	if len(want) != 3 || want[0].NonFinite == 0 {
+		t.Errorf("the file's tags: %+v", want)
+	}
+}
+
+// pointsOnly hides that a summarySink takes summaries: readers give it
+// every point.
+type pointsOnly struct{ s *summarySink }
+
+func (p pointsOnly) Want(tag string) bool             { return p.s.Want(tag) }
+func (p pointsOnly) Point(tag string, pt Point) error { return p.s.Point(tag, pt) }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -84,10 +85,58 @@ type tfBatch struct {
 	flags   []uint8   // one per entry
 	extras  []tfExtra // one per entry that is not a simple value, in order
 	err     error     // what stopped the chunk after these entries
+
+	// For a summarizer, a chunk of simple values only is summarized per
+	// tag by its worker (sums, in order of first appearance), so that
+	// delivery costs per tag, not per point.
+	summarized bool
+	sums       []tfSum
+}
+
+// A tfSum is what one chunk holds of one tag's simple values.
+type tfSum struct {
+	t                     *tfTag
+	n, orphans, nonFinite int64
+	first, last           int64 // steps of the first and last points that are not orphans
+	value                 float64
 }
 
 func (b *tfBatch) reset() {
 	b.entries, b.flags, b.extras, b.err = b.entries[:0], b.flags[:0], b.extras[:0], nil
+	b.summarized, b.sums = false, b.sums[:0]
+}
+
+// summarize fills b.sums when the chunk holds only simple values.
+func (b *tfBatch) summarize() {
+	if len(b.extras) > 0 {
+		return
+	}
+	b.summarized = true
+	k := 0 // where the next entry's tag is most likely: tags repeat in order
+	for i := range b.entries {
+		e := &b.entries[i]
+		if k >= len(b.sums) || b.sums[k].t != e.t {
+			k = slices.IndexFunc(b.sums, func(s tfSum) bool { return s.t == e.t })
+			if k < 0 {
+				k = len(b.sums)
+				b.sums = append(b.sums, tfSum{t: e.t})
+			}
+		}
+		s := &b.sums[k]
+		k++
+		if b.flags[i]&tfeOrphan != 0 {
+			s.orphans++
+			continue
+		}
+		if s.n == 0 {
+			s.first = e.step
+		}
+		s.n++
+		s.last, s.value = e.step, e.value
+		if math.IsNaN(e.value) || math.IsInf(e.value, 0) {
+			s.nonFinite++
+		}
+	}
 }
 
 // tfJob is a chunk given to a worker.
@@ -119,8 +168,34 @@ func tfCount(m map[string]int64, kind string, n int64) {
 
 const tfMaxSkipKinds = 16
 
+// want asks the sink, once per tag, whether it wants the tag's points.
+func (dv *tfDelivery) want(t *tfTag) bool {
+	want := t.want.Load()
+	if want == tfWantUnknown {
+		want = tfWantNo
+		if dv.sink.Want(t.name) {
+			want = tfWantYes
+		}
+		t.want.Store(want)
+	}
+	return want == tfWantYes
+}
+
 // deliver hands a batch's points to the sink.
 func (dv *tfDelivery) deliver(b *tfBatch) error {
+	if sm, ok := dv.sink.(summarizer); ok && b.summarized {
+		for _, s := range b.sums {
+			if !dv.want(s.t) {
+				continue
+			}
+			dv.dropped += s.orphans
+			if s.n > 0 {
+				sm.merge(s.t.name, s.n, s.first, s.last, s.value, s.nonFinite)
+				dv.points += s.n
+			}
+		}
+		return b.err
+	}
 	x := 0 // next extra
 	for i := range b.entries {
 		e := &b.entries[i]
@@ -145,15 +220,7 @@ func (dv *tfDelivery) deliver(b *tfBatch) error {
 				continue
 			}
 		}
-		want := t.want.Load()
-		if want == tfWantUnknown {
-			want = tfWantNo
-			if dv.sink.Want(t.name) {
-				want = tfWantYes
-			}
-			t.want.Store(want)
-		}
-		if want != tfWantYes {
+		if !dv.want(t) {
 			continue
 		}
 		switch {
@@ -190,8 +257,10 @@ func (st *tfReadState) decodePass(scan tfScan, dv *tfDelivery) error {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	var pool []*tfWorker
+	_, summarize := dv.sink.(summarizer)
 	for range workers {
 		wk := st.newWorker(reg, scan.restarts)
+		wk.summarize = summarize
 		pool = append(pool, wk)
 		wg.Add(1)
 		go func() {
@@ -260,6 +329,9 @@ type tfWorker struct {
 	restarts []tfRestart
 	batch    *tfBatch // of the chunk being decoded
 	buf      []byte
+	// summarize: the sink takes summaries, so batches come summarized
+	// when they can be.
+	summarize bool
 
 	gen       int   // chunks taken, counting from 1
 	off       int64 // the record being decoded
@@ -328,6 +400,9 @@ func (wk *tfWorker) run(jobs <-chan *tfJob, batches chan *tfBatch, stop <-chan s
 			return
 		}
 		wk.chunk(j)
+		if wk.summarize {
+			wk.batch.summarize()
+		}
 		j.out <- wk.batch // buffered: never blocks
 	}
 }
