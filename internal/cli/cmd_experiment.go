@@ -2,15 +2,16 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/goccy/go-yaml"
 	"github.com/spf13/pflag"
 
+	"github.com/rlxp/rlxp/internal/budget"
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/gate"
@@ -90,7 +91,6 @@ func runExperimentAdd(ctx context.Context, env *Env, o *experimentAddOptions, ar
 	}
 	var seeds []int
 	if o.seeds != "" {
-		var err error
 		if seeds, err = parseSeeds(o.seeds); err != nil {
 			return &UsageError{Err: err}
 		}
@@ -116,7 +116,7 @@ func runExperimentAdd(ctx context.Context, env *Env, o *experimentAddOptions, ar
 	if err != nil {
 		return err
 	}
-	if err := requireSections(l, "scope"); err != nil {
+	if err := l.Require("scope"); err != nil {
 		return err
 	}
 	set, err := loadExperiments(r)
@@ -124,7 +124,7 @@ func runExperimentAdd(ctx context.Context, env *Env, o *experimentAddOptions, ar
 		return err
 	}
 	if seeds == nil {
-		if err := requireSections(l, "baseline"); err != nil {
+		if err := l.Require("baseline"); err != nil {
 			return fmt.Errorf("no --seeds given, and the baseline seeds cannot be used: %w", err)
 		}
 		seeds = l.Contract.Baseline.Seeds
@@ -133,75 +133,28 @@ func runExperimentAdd(ctx context.Context, env *Env, o *experimentAddOptions, ar
 		ID: id, Status: experiment.Proposed, Category: o.category, Hypothesis: o.hypothesis,
 		Files: o.files, Seeds: seeds, WallClock: contract.Duration(o.wallClock), CreatedAt: timestamp(env),
 	}
-	for _, p := range o.params {
-		name, raw, ok := strings.Cut(p, "=")
-		if !ok || name == "" {
-			return usagef("invalid --param %q: want NAME=VALUE", p)
-		}
-		if slices.ContainsFunc(e.Params, func(it yaml.MapItem) bool { return it.Key == name }) {
-			return usagef("parameter %s given twice", name)
-		}
-		v, err := l.Contract.Scope.ParseParam(name, raw)
-		if err != nil {
-			where := l.Where("scope", "parameters")
-			if _, ok := l.Contract.Scope.Parameters[name]; ok {
-				where = l.Where("scope", "parameters", name)
-			}
-			return fmt.Errorf("%w (%s)", err, where)
-		}
-		e.Params = append(e.Params, yaml.MapItem{Key: name, Value: v})
+	var pe *experiment.ParamSyntaxError
+	if e.Params, err = experiment.ParseParams(l, o.params); errors.As(err, &pe) {
+		return &UsageError{Err: err}
+	} else if err != nil {
+		return err
 	}
-	if err := set.Add(e, l.Contract.Scope); err != nil {
-		return fmt.Errorf("%w (%s)", err, l.Where("scope"))
-	}
-	if l.Complete("evaluation") {
-		for _, c := range gate.Fit(gate.Input{Contract: l, Experiments: set, Experiment: e}).Conditions {
-			if c.Check == "seeds" && !c.OK {
-				return fmt.Errorf("%s (%s)", c.Detail, l.Where("evaluation"))
-			}
-		}
-	}
-	// The gate checks the budget again at launch; refusing here spares a
-	// human the review of an experiment that could never run.
-	if l.Complete("budget") && l.Complete("hardware") {
-		spend, err := loadSpend(ctx, r, l)
-		if err != nil {
-			return err
-		}
-		a := gate.Fit(gate.Input{Contract: l, Experiments: set, Experiment: e, Spend: spend})
-		var unmet []string
-		for _, c := range a.Conditions {
-			if !c.OK && strings.HasPrefix(c.Check, "budget") {
-				unmet = append(unmet, c.Check+": "+c.Detail)
-			}
-		}
-		if len(unmet) > 0 {
-			return fmt.Errorf("experiment %s does not fit the budget left: %s (%s)", e.ID, strings.Join(unmet, "; "), l.Where("budget"))
-		}
+	if err := gate.Admit(l, set, e, func() (budget.Spend, error) { return loadSpend(ctx, r, l) }); err != nil {
+		return err
 	}
 	if err := saveExperiments(r, set); err != nil {
 		return err
 	}
 	if o.json {
-		return writeJSON(env.Stdout, experimentJSON(e))
+		return writeJSON(env.Stdout, e.View())
 	}
-	fmt.Fprintf(env.Stdout, "added experiment %s (proposed): %s\n", e.ID, describeExperiment(e))
+	fmt.Fprintf(env.Stdout, "added experiment %s (proposed): %s\n", e.ID, e.Describe())
 	fmt.Fprintf(env.Stdout, "next: a human approves it with 'rlxp experiment approve %s'\n", e.ID)
 	return nil
 }
 
 // requireSections fails when a section the command relies on is incomplete.
-func requireSections(l *contract.Loaded, sections ...string) error {
-	for _, s := range l.Status().Sections {
-		if !l.Complete(s.Section) && slices.Contains(sections, s.Section) {
-			if len(s.Findings) > 0 {
-				return fmt.Errorf("contract section %s is incomplete: %s", s.Section, s.Findings[0].Error.Error())
-			}
-			return fmt.Errorf("%s: contract section %s is missing", l.File.Path, s.Section)
-		}
-	}
-	return nil
-}
+func requireSections(l *contract.Loaded, sections ...string) error { return l.Require(sections...) }
 
 // argID checks an id given on the command line: a bad one is a usage error.
 func argID(id string) (string, error) {
@@ -226,38 +179,6 @@ func parseSeeds(s string) ([]int, error) {
 	return seeds, nil
 }
 
-func describeExperiment(e *experiment.Experiment) string {
-	var parts []string
-	for _, it := range e.Params {
-		parts = append(parts, fmt.Sprintf("%v=%v", it.Key, it.Value))
-	}
-	if len(parts) == 0 {
-		parts = append(parts, "no parameter changes")
-	}
-	if len(e.Files) > 0 {
-		parts = append(parts, "files "+strings.Join(e.Files, ","))
-	}
-	return strings.Join(parts, " ") + ", seeds " + seedList(e.Seeds)
-}
+func describeExperiment(e *experiment.Experiment) string { return e.Describe() }
 
-func seedList(seeds []int) string {
-	s := make([]string, len(seeds))
-	for i, n := range seeds {
-		s[i] = strconv.Itoa(n)
-	}
-	return strings.Join(s, ",")
-}
-
-// experimentView is an experiment as JSON, with parameters as an object
-// and its approval state spelled out.
-type experimentView struct {
-	Schema string `json:"schema,omitempty"`
-	*experiment.Experiment
-	Params        map[string]any `json:"params"`
-	ApprovalState string         `json:"approval_state"`
-	Digest        string         `json:"digest"`
-}
-
-func experimentJSON(e *experiment.Experiment) experimentView {
-	return experimentView{"rlxp.experiment/v1", e, e.ParamMap(), e.ApprovalState(), e.Digest()}
-}
+func experimentJSON(e *experiment.Experiment) experiment.View { return e.View() }

@@ -3,9 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/rlxp/rlxp/internal/experiment"
 )
 
 type experimentListOptions struct {
@@ -42,19 +43,14 @@ EXIT STATUS
 				return err
 			}
 			if o.json {
-				views := make([]experimentView, len(set.Experiments))
-				for i, e := range set.Experiments {
-					views[i] = experimentJSON(e)
-					views[i].Schema = ""
-				}
 				return writeJSON(env.Stdout, struct {
-					Schema      string           `json:"schema"`
-					Experiments []experimentView `json:"experiments"`
-				}{"rlxp.experiments/v1", views})
+					Schema      string            `json:"schema"`
+					Experiments []experiment.View `json:"experiments"`
+				}{"rlxp.experiments/v1", experiment.Views(set.Experiments)})
 			}
 			rows := [][]string{}
 			for _, e := range set.Experiments {
-				rows = append(rows, []string{e.ID, e.Status, e.ApprovalState(), e.Category, describeExperiment(e)})
+				rows = append(rows, []string{e.ID, e.Status, e.ApprovalState(), e.Category, e.Describe()})
 			}
 			printTable(env, []string{"ID", "STATUS", "APPROVAL", "CATEGORY", "CHANGES"}, rows)
 			return nil
@@ -99,34 +95,9 @@ EXIT STATUS
 				return err
 			}
 			if o.json {
-				return writeJSON(env.Stdout, experimentJSON(e))
+				return writeJSON(env.Stdout, e.View())
 			}
-			w := env.Stdout
-			fmt.Fprintf(w, "experiment  %s\n", e.ID)
-			fmt.Fprintf(w, "status      %s (approval %s)\n", e.Status, e.ApprovalState())
-			if e.Category != "" {
-				fmt.Fprintf(w, "category    %s\n", e.Category)
-			}
-			if e.Hypothesis != "" {
-				fmt.Fprintf(w, "hypothesis  %s\n", e.Hypothesis)
-			}
-			for _, it := range e.Params {
-				fmt.Fprintf(w, "param       %v=%v\n", it.Key, it.Value)
-			}
-			if len(e.Files) > 0 {
-				fmt.Fprintf(w, "files       %s\n", strings.Join(e.Files, ", "))
-			}
-			fmt.Fprintf(w, "seeds       %s\n", seedList(e.Seeds))
-			if e.WallClock != "" {
-				fmt.Fprintf(w, "wall-clock  %s per run\n", e.WallClock)
-			}
-			fmt.Fprintf(w, "digest      %s\n", e.Digest())
-			if e.Approval != nil {
-				fmt.Fprintf(w, "approved    by %s at %s (interactive: %t)\n", e.Approval.By, e.Approval.At, e.Approval.Interactive)
-			}
-			if e.Rejection != nil {
-				fmt.Fprintf(w, "rejected    by %s at %s: %s\n", e.Rejection.By, e.Rejection.At, e.Rejection.Reason)
-			}
+			fmt.Fprint(env.Stdout, e.Text())
 			return nil
 		},
 	}

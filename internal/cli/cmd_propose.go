@@ -88,12 +88,6 @@ EXIT STATUS
 	}
 }
 
-// proposalView is a proposal as JSON: the experiment and its cost.
-type proposalView struct {
-	experimentView
-	Cost propose.Cost `json:"cost"`
-}
-
 func runPropose(ctx context.Context, env *Env, o *proposeOptions, args []string) error {
 	if len(args) > 0 {
 		return usagef("propose takes no arguments")
@@ -126,11 +120,11 @@ func runPropose(ctx context.Context, env *Env, o *proposeOptions, args []string)
 	if err != nil {
 		return err
 	}
-	if err := requireSections(l, "metrics", "scope", "budget", "hardware"); err != nil {
+	if err := l.Require("metrics", "scope", "budget", "hardware"); err != nil {
 		return err
 	}
 	if seeds == nil {
-		if err := requireSections(l, "baseline"); err != nil {
+		if err := l.Require("baseline"); err != nil {
 			return fmt.Errorf("no --seeds given, and the baseline seeds cannot be used: %w", err)
 		}
 	}
@@ -159,102 +153,24 @@ func runPropose(ctx context.Context, env *Env, o *proposeOptions, args []string)
 	}
 	written := false
 	if len(res.Proposals) > 0 && !o.dryRun {
-		for _, p := range res.Proposals {
-			p.Experiment.CreatedAt = timestamp(env)
-			if err := set.Add(p.Experiment, l.Contract.Scope); err != nil {
-				return fmt.Errorf("proposal %s: %w", p.Experiment.ID, err)
-			}
+		if err := res.Record(set, l.Contract.Scope, timestamp(env)); err != nil {
+			return err
 		}
 		if err := saveExperiments(r, set); err != nil {
 			return err
 		}
 		written = true
 	}
+	file := r.Show(state.Experiments)
 	if o.json {
-		views := make([]proposalView, len(res.Proposals))
-		for i, p := range res.Proposals {
-			v := experimentJSON(p.Experiment)
-			v.Schema = ""
-			views[i] = proposalView{v, p.Cost}
-		}
-		out := struct {
-			Schema    string         `json:"schema"`
-			DryRun    bool           `json:"dry_run"`
-			Written   bool           `json:"written"`
-			File      string         `json:"file"`
-			Proposals []proposalView `json:"proposals"`
-			propose.Result
-		}{"rlxp.propose/v1", o.dryRun, written, r.Show(state.Experiments), views, res}
-		if err := writeJSON(env.Stdout, out); err != nil {
+		if err := writeJSON(env.Stdout, res.Output(file, o.dryRun, written)); err != nil {
 			return err
 		}
 	} else {
-		printProposals(env, r.Show(state.Experiments), res, o.dryRun)
+		res.WriteText(env.Stdout, file, o.dryRun, func(h []string, rows [][]string) { printTable(env, h, rows) })
 	}
 	if len(res.Proposals) == 0 {
 		return errNegative
 	}
 	return nil
-}
-
-func printProposals(env *Env, file string, res propose.Result, dryRun bool) {
-	w := env.Stdout
-	fmt.Fprintf(w, "strategy: %s (%s)\n", res.Strategy, res.Why)
-	if res.Best != nil {
-		fmt.Fprintf(w, "best so far: %s (%s, %s)\n", res.Best.Experiment, res.Best.Summary(), res.Best.Verdict)
-	}
-	fmt.Fprintf(w, "budget: %d runs and %.2f GPU-hours left", res.Budget.RunsLeft, res.Budget.GPUHoursLeft)
-	if len(res.Proposals) > 0 {
-		fmt.Fprintf(w, "; these proposals reserve %d runs and %.2f GPU-hours once approved", res.Budget.RunsProposed, res.Budget.GPUHoursProposed)
-	}
-	fmt.Fprintln(w)
-	for _, p := range res.Proposals {
-		e, c := p.Experiment, p.Cost
-		fmt.Fprintf(w, "\n%s (%s)\n", e.ID, e.Status)
-		var params []string
-		for _, it := range e.Params {
-			params = append(params, fmt.Sprintf("%v=%v", it.Key, it.Value))
-		}
-		fmt.Fprintf(w, "  params      %s\n", strings.Join(params, " "))
-		fmt.Fprintf(w, "  seeds       %s, wall-clock %s per run\n", seedList(e.Seeds), e.WallClock)
-		fmt.Fprintf(w, "  category    %s\n", e.Category)
-		fmt.Fprintf(w, "  hypothesis  %s\n", e.Hypothesis)
-		fmt.Fprintf(w, "  cost        %d runs, ~%.2f GPU-hours, ~%s elapsed (%.2f GPU-hours reserved)\n", c.Runs, c.GPUHours, c.Elapsed, c.ReservedGPUHours)
-		fmt.Fprintf(w, "  basis       %s\n", c.Basis)
-	}
-	if pl := res.Plan; pl != nil {
-		fmt.Fprintf(w, "\nplan: successive halving on %s\n", pl.Metric)
-		rows := make([][]string, len(pl.Rungs))
-		for i, rg := range pl.Rungs {
-			what := "promote the best by hand once the rung before is scored"
-			if i == 0 {
-				what = "proposed now"
-			}
-			rows[i] = []string{fmt.Sprintf("rung %d", i), fmt.Sprintf("%d config%s", rg.Configs, plural(rg.Configs)), rg.WallClock,
-				fmt.Sprintf("%d runs", rg.Runs), fmt.Sprintf("%.2f GPU-hours", rg.GPUHours), what}
-		}
-		printTable(env, []string{"RUNG", "CONFIGS", "WALL-CLOCK", "RUNS", "GPU-HOURS", ""}, rows)
-		fmt.Fprintf(w, "in all: %d runs, %.2f GPU-hours if every rung runs\n", pl.Runs, pl.GPUHours)
-	}
-	if len(res.Notes) > 0 {
-		fmt.Fprintln(w)
-		for _, n := range res.Notes {
-			fmt.Fprintf(w, "note: %s\n", n)
-		}
-	}
-	if len(res.Proposals) == 0 {
-		fmt.Fprintf(w, "\nNOTHING FITS: %s\n", res.Reason)
-		return
-	}
-	if res.Reason != "" {
-		fmt.Fprintf(w, "\n%s\n", res.Reason)
-	}
-	fmt.Fprintln(w)
-	if dryRun {
-		fmt.Fprintf(w, "dry run: nothing written to %s\n", file)
-	} else {
-		fmt.Fprintf(w, "wrote %d proposed experiment%s to %s; none is approved\n", len(res.Proposals), plural(len(res.Proposals)), file)
-	}
-	fmt.Fprintln(w, "next: a human reviews each with 'rlxp experiment show ID'")
-	fmt.Fprintln(w, "      and approves it with 'rlxp experiment approve ID' (or rejects it with 'rlxp experiment reject ID')")
 }
