@@ -2,15 +2,10 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
-	"strconv"
 	"syscall"
-	"time"
 
 	"github.com/spf13/pflag"
 
@@ -100,47 +95,16 @@ func runDashboard(ctx context.Context, env *Env, o *dashboardOptions, args []str
 		fmt.Fprintf(env.Stdout, "no dashboard is running for %s\n", r.Root)
 		return errNegative
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(o.port)))
+	l, err := dashboard.Listen(record, r.Root, o.port, os.Getpid(), dashboard.NewRepo(r, env.Now))
 	if err != nil {
-		return fmt.Errorf("dashboard: %w", err)
-	}
-	url := "http://" + ln.Addr().String() + "/"
-	inst := dashboard.Instance{URL: url, PID: os.Getpid(), Root: r.Root}
-	data, err := json.Marshal(inst)
-	if err != nil {
-		ln.Close()
 		return err
 	}
-	if err := state.WriteFile(record, data, 0o600); err != nil {
-		warnf(env, "cannot record the running dashboard: %v", err)
+	if l.RecordErr != nil {
+		warnf(env, "cannot record the running dashboard: %v", l.RecordErr)
 	}
-	defer func() {
-		// Another dashboard may have replaced the record since.
-		if cur, err := os.ReadFile(record); err == nil && string(cur) == string(data) {
-			os.Remove(record)
-		}
-	}()
-
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
 	defer stop()
-	srv := &http.Server{
-		Handler:           &dashboard.Server{Backend: dashboard.NewRepo(r, env.Now), Root: r.Root, PID: inst.PID},
-		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
-	}
-	fmt.Fprintf(env.Stdout, "serving %s\n%s\n", r.Root, url)
+	fmt.Fprintf(env.Stdout, "serving %s\n%s\n", r.Root, l.URL)
 	fmt.Fprintln(env.Stderr, "rlxp: press Ctrl-C to stop the dashboard")
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	select {
-	case err := <-done:
-		return fmt.Errorf("dashboard: %w", err)
-	case <-ctx.Done():
-	}
-	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shut); err != nil {
-		return fmt.Errorf("dashboard: stopping: %w", err)
-	}
-	return nil
+	return l.Serve(ctx)
 }
