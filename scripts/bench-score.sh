@@ -2,12 +2,13 @@
 # Benchmark `rlxp score` on ~1 GB metric histories (JSONL, CSV, tfevents),
 # side by side: a first score (empty digest cache) against `sha256sum` of
 # the same file (provenance needs the hash: it is the floor), a re-score
-# (digests cached) against `wc -l` (the I/O floor), and a Python
+# (digests and aggregates cached) against `wc -l` (the I/O floor), and a Python
 # standard-library reader doing the same aggregation. The digests and means
 # are checked equal.
 #   bash scripts/bench-score.sh BIN [STEPS]
 # Generated files are kept in $RLXP_BENCH_DATA (default /tmp/rlxp-bench-data);
-# $GENMETRICS names a prebuilt scripts/bench/genmetrics where Go is absent.
+# $GENMETRICS names a prebuilt scripts/bench/genmetrics where Go is absent;
+# $CPUS (e.g. 0,1) pins every contender to those CPUs with taskset.
 set -euo pipefail
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 steps=${2:-1000000}
@@ -17,6 +18,8 @@ py=${PYTHON:-python3}
 mkdir -p "$data"
 work=$(mktemp -d "${TMPDIR:-/tmp}/rlxp-bench-score.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+pin=()
+[[ -n ${CPUS:-} ]] && pin=(taskset -c "$CPUS")
 
 # gen FORMAT and measure CMD...
 source "$here/scripts/bench/lib.sh"
@@ -68,6 +71,8 @@ YAML
 import json, sys
 first = json.load(open(sys.argv[1]))["result"]
 again = json.load(open(sys.argv[2]))["result"]
+if first != again:
+    sys.exit("rlxp's first score and re-score differ: the cached read is not the read")
 p = json.loads(open(sys.argv[3]).read())["mean_last_n"]
 tol = 1e-6 if sys.argv[4] == "tfevents" else 1e-9
 for name, r in (("first score", first), ("re-score", again)):
@@ -82,4 +87,4 @@ PY
     'BEGIN { printf "%-9s %7s %8.2f %8.2f %7.2fx %8.2f %8.2f %7.2fx %8.2f %6d MB\n", fm, s, h, f, f / h, w, a, a / w, p, m }'
 done
 echo "goals: first score <= 1.2x sha256sum; re-score <= 2x wc -l (medians of 3, page cache warm)"
-echo "first score, re-score, sha256sum and the Python reference agree on every digest and mean"
+echo "first score, re-score, sha256sum and the Python reference agree on every digest and mean; first score and re-score agree on the whole result"

@@ -62,9 +62,11 @@ directory): a device, a pipe or a socket is refused.
 The entry, with every source file's format, sha256, point count and
 whether an rlxp launch produced it, each seed's run id, how it ended and
 its plan digest, the contract and config digests and the git commit, is
-appended to .rlxp/ledger.jsonl under the lock. Digests of unchanged files
-are remembered in $XDG_CACHE_HOME/rlxp/digests (by device, inode, size and
-modification and change times), so a re-score reads each file once.
+appended to .rlxp/ledger.jsonl under the lock. Digests of unchanged files,
+and the aggregates read from them, are remembered in
+$XDG_CACHE_HOME/rlxp/digests (by device, inode, size and modification and
+change times), so a re-score of unchanged files reads none of them; a
+changed file is always read and hashed again.
 
 EXIT STATUS
   0  scored: baseline, improved or inconclusive

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -25,7 +26,8 @@ const Prefix = "sha256:"
 // stamps unchanged (git's "racily clean" files).
 const settle = 2 * time.Second
 
-// A Cache remembers digests in a directory of small files, one per file
+// A Cache remembers digests (and, with Store, what else a caller derives
+// from a file's content) in a directory of small files, one per file
 // identity and stamps, each written whole by rename: processes that score
 // at once share it without a lock, and a torn entry cannot exist. A nil
 // *Cache remembers nothing.
@@ -132,22 +134,38 @@ func (c *Cache) entry(key string) string {
 }
 
 func (c *Cache) get(key string) (string, bool) {
-	data, err := os.ReadFile(c.entry(key))
-	if err != nil {
+	data, ok := c.getData(key)
+	if !ok {
 		return "", false
 	}
-	// An entry is "key\nsum\n": the key guards against a name collision
-	// and a damaged file is a miss, never a wrong digest.
-	k, rest, ok := cut(string(data))
-	sum, tail, ok2 := cut(rest)
-	if !ok || !ok2 || k != key || tail != "" || len(sum) != len(Prefix)+64 {
+	// A damaged entry is a miss, never a wrong digest.
+	sum, tail, ok := cut(string(data))
+	if !ok || tail != "" || len(sum) != len(Prefix)+64 {
 		return "", false
 	}
 	return sum, true
 }
 
-// put stores an entry; a cache that cannot be written is only slower.
-func (c *Cache) put(key, sum string) {
+// put stores a digest.
+func (c *Cache) put(key, sum string) { c.putData(key, []byte(sum+"\n")) }
+
+// getData reads the entry of key: "key\n" then its data. The key guards
+// against a name collision.
+func (c *Cache) getData(key string) ([]byte, bool) {
+	data, err := os.ReadFile(c.entry(key))
+	if err != nil {
+		return nil, false
+	}
+	k, rest, ok := cut(string(data))
+	if !ok || k != key {
+		return nil, false
+	}
+	return []byte(rest), true
+}
+
+// putData stores an entry whole, by rename; a cache that cannot be
+// written is only slower.
+func (c *Cache) putData(key string, data []byte) {
 	path := c.entry(key)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return
@@ -156,11 +174,35 @@ func (c *Cache) put(key, sum string) {
 	if err != nil {
 		return
 	}
-	_, werr := tmp.WriteString(key + "\n" + sum + "\n")
+	_, werr := tmp.Write(append([]byte(key+"\n"), data...))
 	cerr := tmp.Close()
 	if werr != nil || cerr != nil || os.Rename(tmp.Name(), path) != nil {
 		os.Remove(tmp.Name())
 	}
+}
+
+// Lookup returns what Store kept under name (one line, no newline) for
+// the file whose stat is fi: only while its identity and change stamps
+// are those it had when the data was stored.
+func (c *Cache) Lookup(fi fs.FileInfo, name string) ([]byte, bool) {
+	key, ok := Stamp(fi)
+	if c == nil || !ok || strings.Contains(name, "\n") {
+		return nil, false
+	}
+	return c.getData(key + " " + name)
+}
+
+// Store keeps data under name for a file that was read between the stats
+// before and after: only when its stamps did not change meanwhile and its
+// last change is old enough that a write in the same clock tick would
+// have changed them.
+func (c *Cache) Store(before, after fs.FileInfo, name string, data []byte) {
+	k1, ok1 := Stamp(before)
+	k2, ok2 := Stamp(after)
+	if c == nil || !ok1 || !ok2 || k1 != k2 || strings.Contains(name, "\n") || c.now().Sub(after.ModTime()) <= settle {
+		return
+	}
+	c.putData(k1+" "+name, data)
 }
 
 func cut(s string) (line, rest string, ok bool) {

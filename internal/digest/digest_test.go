@@ -166,3 +166,61 @@ func BenchmarkMiss(b *testing.B) {
 		}
 	}
 }
+
+// TestStoreLookup checks data kept beside a file's identity: found while
+// the file is unchanged, under its own name only; never for a file that
+// changed while it was read, one changed since, or one too fresh to tell.
+func TestStoreLookup(t *testing.T) {
+	dir := t.TempDir()
+	c := Open(filepath.Join(dir, "cache"))
+	path := filepath.Join(dir, "eval.jsonl")
+	settled(t, path, []byte("{\"r\": 1}\n"))
+	stat := func() os.FileInfo {
+		t.Helper()
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi
+	}
+	before := stat()
+	c.Store(before, stat(), "aggregates x", []byte("r=1\n"))
+	if got, ok := c.Lookup(stat(), "aggregates x"); !ok || string(got) != "r=1\n" {
+		t.Fatalf("lookup = %q, %v; want the stored data", got, ok)
+	}
+	if got, ok := c.Lookup(stat(), "aggregates y"); ok {
+		t.Fatalf("another name found %q", got)
+	}
+	if _, ok := c.Lookup(stat(), "two\nlines"); ok {
+		t.Fatal("a name with a newline found an entry")
+	}
+
+	// Changed while being read: not stored.
+	settled(t, path, []byte("{\"r\": 2}\n"))
+	during := stat()
+	settled(t, path, []byte("{\"r\": 3}\n"))
+	c.Store(during, stat(), "aggregates x", []byte("r=2\n"))
+	if got, ok := c.Lookup(stat(), "aggregates x"); ok {
+		t.Fatalf("a file changed during its read found %q", got)
+	}
+	// Changed since it was stored: a miss, same size and mtime as before.
+	settled(t, path, []byte("{\"r\": 3}\n"))
+	c.Store(stat(), stat(), "aggregates x", []byte("r=3\n"))
+	settled(t, path, []byte("{\"r\": 4}\n"))
+	if got, ok := c.Lookup(stat(), "aggregates x"); ok {
+		t.Fatalf("a changed file found %q", got)
+	}
+	// Fresh: a write in the same clock tick would not show; not stored.
+	if err := os.WriteFile(path, []byte("{\"r\": 5}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.Store(stat(), stat(), "aggregates x", []byte("r=5\n"))
+	if got, ok := c.Lookup(stat(), "aggregates x"); ok {
+		t.Fatalf("a fresh file found %q", got)
+	}
+	var none *Cache
+	none.Store(stat(), stat(), "aggregates x", nil)
+	if _, ok := none.Lookup(stat(), "aggregates x"); ok {
+		t.Fatal("a nil cache found an entry")
+	}
+}

@@ -1,6 +1,7 @@
 package scoring
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -99,23 +100,23 @@ func (rd reader) readSeeds(seeds []SeedRun, specs []metricSpec) ([][]score.SeedV
 		rd.bar = rd.s.Progress(total)
 	}
 	for _, sr := range seeds {
-		aggs := make([]*score.Agg, len(specs))
+		aggs := make([]aggregate, len(specs))
 		for _, name := range order {
-			col := score.NewCollector()
-			for _, i := range bySource[name] {
-				sp := specs[i]
-				aggs[i] = score.NewAgg(sp.aggregate, sp.n, sp.step)
-				col.Track(sp.name, aggs[i])
+			idx := bySource[name]
+			sps := make([]metricSpec, len(idx))
+			for k, i := range idx {
+				sps[k] = specs[i]
 			}
-			f, err := rd.readSource(sr, name, col)
+			got, err := rd.readSource(sr, name, sps)
 			if err != nil {
 				return nil, nil, err
 			}
-			files = append(files, f)
-			for _, i := range bySource[name] {
-				if !col.Seen(specs[i].name) {
+			files = append(files, got.file)
+			for k, i := range idx {
+				aggs[i] = got.aggs[k]
+				if !got.col.Seen(specs[i].name) {
 					missing[i]++
-					hints[i] = col.Closest(specs[i].name)
+					hints[i] = got.col.Closest(specs[i].name)
 				}
 			}
 		}
@@ -149,18 +150,55 @@ type hashResult struct {
 	err error
 }
 
-// readSource reads one seed's source into col while hashing it on another
-// core (or finding its digest in the cache): for a large file the two
-// together cost about one pass.
-func (rd reader) readSource(sr SeedRun, name string, col *score.Collector) (SourceFile, error) {
+// A sourceRead is what one seed's source gave: its file, the aggregates
+// of the specs it feeds, and the collector that saw its tags.
+type sourceRead struct {
+	file SourceFile
+	aggs []aggregate
+	col  *score.Collector
+}
+
+// readSource reads one seed's source for specs while hashing it on
+// another core (or finding its digest in the cache): for a large file
+// the two together cost about one pass. An unchanged file read before
+// for the same specs is not read again: its aggregates are remembered
+// with its digest.
+func (rd reader) readSource(sr SeedRun, name string, specs []metricSpec) (sourceRead, error) {
 	r := rd.s.Repo
 	src, err := rd.resolve(sr, name)
 	if err != nil {
-		return SourceFile{}, err
+		return sourceRead{}, err
 	}
 	rel, path, shown := src.rel, src.path, src.shown
 	if err := regular(path, shown); err != nil {
-		return SourceFile{}, err
+		return sourceRead{}, err
+	}
+	file := SourceFile{Seed: sr.Seed, Source: name, Path: rel, Launched: sr.Run != "" && within(r.Root, sr.RunDir, rel)}
+	before, _ := os.Stat(path)
+	regularFile := before != nil && before.Mode().IsRegular()
+	cacheName := aggCacheName(src.format, specs)
+	if regularFile {
+		if cs, ok := rd.cachedRead(path, before, cacheName, specs); ok {
+			out := sourceRead{file: file, col: score.NewCollector()}
+			out.file.Format, out.file.SHA256, out.file.Points = cs.Format, cs.SHA256, cs.Points
+			for _, t := range cs.Tags {
+				out.col.Want(t)
+			}
+			for _, a := range cs.Aggs {
+				out.aggs = append(out.aggs, a)
+			}
+			if rd.bar != nil {
+				rd.bar.Add(before.Size())
+			}
+			return out, nil
+		}
+	}
+
+	col := &tagRecorder{Collector: score.NewCollector()}
+	aggs := make([]*score.Agg, len(specs))
+	for k, sp := range specs {
+		aggs[k] = score.NewAgg(sp.aggregate, sp.n, sp.step)
+		col.Track(sp.name, aggs[k])
 	}
 	var count *counter
 	var hashed io.Writer
@@ -184,19 +222,30 @@ func (rd reader) readSource(sr SeedRun, name string, col *score.Collector) (Sour
 		me.Path = shown
 	}
 	if err != nil {
-		return SourceFile{}, err
+		return sourceRead{}, err
 	}
 	if digest.err != nil {
-		return SourceFile{}, digest.err
+		return sourceRead{}, digest.err
 	}
 	if info.TruncatedAt > 0 {
 		// A run whose log ends mid-record is still running or crashed:
 		// its last values are not the run's result.
-		return SourceFile{}, &metrics.Error{Path: shown, Offset: info.TruncatedAt,
+		return sourceRead{}, &metrics.Error{Path: shown, Offset: info.TruncatedAt,
 			Msg: "truncated record: the run is still writing or its writer crashed; score it once the run has ended"}
 	}
-	return SourceFile{
-		Seed: sr.Seed, Source: name, Path: rel, Format: string(info.Format), SHA256: digest.sum, Points: info.Points,
-		Launched: sr.Run != "" && within(r.Root, sr.RunDir, rel),
-	}, nil
+	file.Format, file.SHA256, file.Points = string(info.Format), digest.sum, info.Points
+	out := sourceRead{file: file, col: col.Collector}
+	cs := cachedSource{SHA256: digest.sum, Format: file.Format, Points: info.Points, Tags: sortedTags(col.tags)}
+	for _, a := range aggs {
+		out.aggs = append(out.aggs, a)
+		cs.Aggs = append(cs.Aggs, remember(a))
+	}
+	if regularFile && rd.s.Cache != nil {
+		if after, err := os.Stat(path); err == nil {
+			if data, err := json.Marshal(cs); err == nil {
+				rd.s.Cache.Store(before, after, cacheName, data)
+			}
+		}
+	}
+	return out, nil
 }

@@ -1,0 +1,115 @@
+package scoring
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"slices"
+
+	"github.com/rlxp/rlxp/internal/metrics"
+	"github.com/rlxp/rlxp/internal/score"
+)
+
+// What a score needs of a source file is small: each wanted tag's
+// aggregate and point count, the file's digest, format and points, and
+// its tags (for suggestions). It is remembered in the digest cache under
+// the file's identity and change stamps, the readers' version and the
+// aggregates asked for, so re-scoring an unchanged file reads nothing.
+// The entry holds the content digest too, and is used only when the
+// digest cache gives the same digest for the file as it is now.
+
+// aggCacheVersion changes with the encoding below.
+const aggCacheVersion = "aggregates/1"
+
+// An aggregate is a seed's reduction of one tag: read now, or remembered.
+type aggregate interface {
+	Value() (float64, error)
+	Points() int64
+}
+
+// A cachedAgg is a remembered aggregate. The value is kept as its bits:
+// NaN and infinities come back as they were.
+type cachedAgg struct {
+	Bits   uint64 `json:"bits"`
+	Err    string `json:"err,omitempty"`
+	Count  int64  `json:"points"`
+	HasErr bool   `json:"has_err,omitempty"`
+}
+
+func (a cachedAgg) Value() (float64, error) {
+	v := math.Float64frombits(a.Bits)
+	if a.HasErr {
+		return v, errors.New(a.Err)
+	}
+	return v, nil
+}
+
+func (a cachedAgg) Points() int64 { return a.Count }
+
+func remember(a aggregate) cachedAgg {
+	v, err := a.Value()
+	c := cachedAgg{Bits: math.Float64bits(v), Count: a.Points()}
+	if err != nil {
+		c.Err, c.HasErr = err.Error(), true
+	}
+	return c
+}
+
+// A cachedSource is what a read of one source file gave.
+type cachedSource struct {
+	SHA256 string      `json:"sha256"`
+	Format string      `json:"format"`
+	Points int64       `json:"points"`
+	Tags   []string    `json:"tags"`
+	Aggs   []cachedAgg `json:"aggs"` // in the order of the specs
+}
+
+// aggCacheName names the entry for reading a file as format for specs.
+func aggCacheName(format metrics.Format, specs []metricSpec) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", aggCacheVersion, metrics.ReaderVersion, format)
+	for _, sp := range specs {
+		fmt.Fprintf(h, "%q %q %d %d\x00", sp.name, sp.aggregate, sp.n, sp.step)
+	}
+	return aggCacheVersion + " " + hex.EncodeToString(h.Sum(nil))
+}
+
+// cachedRead returns the remembered read of the file whose stat is fi,
+// when there is one and its digest is the file's digest now.
+func (rd reader) cachedRead(path string, fi fs.FileInfo, name string, specs []metricSpec) (cachedSource, bool) {
+	data, ok := rd.s.Cache.Lookup(fi, name)
+	if !ok {
+		return cachedSource{}, false
+	}
+	var cs cachedSource
+	if json.Unmarshal(data, &cs) != nil || len(cs.Aggs) != len(specs) {
+		return cachedSource{}, false
+	}
+	// The file's digest as the digest cache has it now: a file whose
+	// stamps moved is hashed again, and then differs.
+	if sum, err := rd.s.Cache.File(path, nil); err != nil || sum != cs.SHA256 {
+		return cachedSource{}, false
+	}
+	return cs, true
+}
+
+// tagRecorder is a Collector that also lists the tags a file holds.
+type tagRecorder struct {
+	*score.Collector
+	tags []string
+}
+
+func (r *tagRecorder) Want(tag string) bool {
+	r.tags = append(r.tags, tag)
+	return r.Collector.Want(tag)
+}
+
+// sortedTags returns the tags once each, in order.
+func sortedTags(tags []string) []string {
+	slices.Sort(tags)
+	return slices.Compact(tags)
+}
