@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -91,7 +88,7 @@ func runExperimentAdd(ctx context.Context, env *Env, o *experimentAddOptions, ar
 	}
 	var seeds []int
 	if o.seeds != "" {
-		if seeds, err = parseSeeds(o.seeds); err != nil {
+		if seeds, err = experiment.ParseSeeds(o.seeds); err != nil {
 			return &UsageError{Err: err}
 		}
 	}
@@ -153,9 +150,6 @@ func runExperimentAdd(ctx context.Context, env *Env, o *experimentAddOptions, ar
 	return nil
 }
 
-// requireSections fails when a section the command relies on is incomplete.
-func requireSections(l *contract.Loaded, sections ...string) error { return l.Require(sections...) }
-
 // argID checks an id given on the command line: a bad one is a usage error.
 func argID(id string) (string, error) {
 	if err := state.ValidID(id); err != nil {
@@ -163,22 +157,3 @@ func argID(id string) (string, error) {
 	}
 	return id, nil
 }
-
-func parseSeeds(s string) ([]int, error) {
-	var seeds []int
-	for _, f := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 0 {
-			return nil, fmt.Errorf("invalid --seeds %q: want non-negative integers separated by commas", s)
-		}
-		if slices.Contains(seeds, n) {
-			return nil, fmt.Errorf("invalid --seeds %q: seed %d repeats", s, n)
-		}
-		seeds = append(seeds, n)
-	}
-	return seeds, nil
-}
-
-func describeExperiment(e *experiment.Experiment) string { return e.Describe() }
-
-func experimentJSON(e *experiment.Experiment) experiment.View { return e.View() }

@@ -79,7 +79,7 @@ func runExperimentApprove(ctx context.Context, env *Env, o *experimentApproveOpt
 		if e.Status != experiment.Proposed && e.Status != experiment.Approved {
 			return false, fmt.Errorf("experiment %s is %s; only a proposed experiment can be approved", e.ID, e.Status)
 		}
-		if err := requireSections(l, "scope"); err != nil {
+		if err := l.Require("scope"); err != nil {
 			return false, err
 		}
 		if errs := e.ScopeErrors(l.Contract.Scope); len(errs) > 0 {
@@ -95,7 +95,7 @@ func runExperimentApprove(ctx context.Context, env *Env, o *experimentApproveOpt
 			return false, err
 		}
 		if interactive {
-			answer, err := newPrompter(env).ask(ctx, fmt.Sprintf("%s: %s\nApprove experiment %s as %s? [y/N] ", e.ID, describeExperiment(e), e.ID, by))
+			answer, err := newPrompter(env).ask(ctx, fmt.Sprintf("%s: %s\nApprove experiment %s as %s? [y/N] ", e.ID, e.Describe(), e.ID, by))
 			if err != nil {
 				return false, err
 			}
@@ -116,7 +116,7 @@ func runExperimentApprove(ctx context.Context, env *Env, o *experimentApproveOpt
 		return true, nil
 	}, func(e *experiment.Experiment) error {
 		if o.json {
-			return writeJSON(env.Stdout, experimentJSON(e))
+			return writeJSON(env.Stdout, e.View())
 		}
 		fmt.Fprintf(env.Stdout, "approved experiment %s (%s…) by %s at %s, %s\n", e.ID, e.Approval.Digest[:19], e.Approval.By, e.Approval.At, modeText(interactive))
 		return nil
@@ -163,7 +163,7 @@ EXIT STATUS
 				return true, nil
 			}, func(e *experiment.Experiment) error {
 				if o.json {
-					return writeJSON(env.Stdout, experimentJSON(e))
+					return writeJSON(env.Stdout, e.View())
 				}
 				fmt.Fprintf(env.Stdout, "rejected experiment %s by %s\n", e.ID, by)
 				return nil

@@ -2,16 +2,13 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
 
-	"github.com/rlxp/rlxp/internal/budget"
-	"github.com/rlxp/rlxp/internal/ledger"
+	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/propose"
 	"github.com/rlxp/rlxp/internal/state"
 )
@@ -101,7 +98,7 @@ func runPropose(ctx context.Context, env *Env, o *proposeOptions, args []string)
 	var seeds []int
 	if o.seeds != "" {
 		var err error
-		if seeds, err = parseSeeds(o.seeds); err != nil {
+		if seeds, err = experiment.ParseSeeds(o.seeds); err != nil {
 			return &UsageError{Err: err}
 		}
 	}
@@ -120,13 +117,8 @@ func runPropose(ctx context.Context, env *Env, o *proposeOptions, args []string)
 	if err != nil {
 		return err
 	}
-	if err := l.Require("metrics", "scope", "budget", "hardware"); err != nil {
+	if err := propose.Ready(l, seeds); err != nil {
 		return err
-	}
-	if seeds == nil {
-		if err := l.Require("baseline"); err != nil {
-			return fmt.Errorf("no --seeds given, and the baseline seeds cannot be used: %w", err)
-		}
 	}
 	set, err := loadExperiments(r)
 	if err != nil {
@@ -136,18 +128,7 @@ func runPropose(ctx context.Context, env *Env, o *proposeOptions, args []string)
 	if err != nil {
 		return err
 	}
-	spend, err := budget.Sum(recs, l.Contract.Budget.MaxRunWallClock.Value())
-	if err != nil {
-		return err
-	}
-	entries, err := ledger.File{Path: r.Path(state.Ledger), Name: r.Show(state.Ledger)}.ReadAll()
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	res, err := propose.Propose(propose.Input{
-		Contract: l, Experiments: set, Ledger: entries, Runs: recs, Spend: spend,
-		Strategy: o.strategy, N: o.n, Seeds: seeds,
-	})
+	res, err := propose.InRepo(r, propose.Input{Contract: l, Experiments: set, Runs: recs, Strategy: o.strategy, N: o.n, Seeds: seeds})
 	if err != nil {
 		return err
 	}

@@ -107,7 +107,7 @@ func runScore(ctx context.Context, env *Env, o *scoreOptions, args []string) err
 	if err != nil {
 		return err
 	}
-	if err := requireSections(l, "metrics", "evaluation", "baseline"); err != nil {
+	if err := l.Require("metrics", "evaluation", "baseline"); err != nil {
 		return err
 	}
 	set, err := loadExperiments(r)

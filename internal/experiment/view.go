@@ -127,3 +127,20 @@ func ParseParams(l *contract.Loaded, settings []string) ([]yaml.MapItem, error) 
 	}
 	return out, nil
 }
+
+// ParseSeeds reads training seeds written "0,1,2": non-negative, none
+// repeated.
+func ParseSeeds(s string) ([]int, error) {
+	var seeds []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("invalid --seeds %q: want non-negative integers separated by commas", s)
+		}
+		if slices.Contains(seeds, n) {
+			return nil, fmt.Errorf("invalid --seeds %q: seed %d repeats", s, n)
+		}
+		seeds = append(seeds, n)
+	}
+	return seeds, nil
+}

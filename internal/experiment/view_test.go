@@ -112,3 +112,26 @@ func TestParseParams(t *testing.T) {
 		t.Errorf("a value out of range does not say where the scope is: %v", err)
 	}
 }
+
+func TestParseSeeds(t *testing.T) {
+	for _, tt := range []struct {
+		s    string
+		want []int
+		err  string
+	}{
+		{s: "0,1,2", want: []int{0, 1, 2}},
+		{s: " 3 , 10000", want: []int{3, 10000}},
+		{s: "1,-1", err: `invalid --seeds "1,-1": want non-negative integers separated by commas`},
+		{s: "a", err: `invalid --seeds "a": want non-negative integers separated by commas`},
+		{s: "1,,2", err: `invalid --seeds "1,,2": want non-negative integers separated by commas`},
+		{s: "2,2", err: `invalid --seeds "2,2": seed 2 repeats`},
+	} {
+		got, err := ParseSeeds(tt.s)
+		if (err == nil) != (tt.err == "") || err != nil && err.Error() != tt.err {
+			t.Errorf("ParseSeeds(%q): %v, want %q", tt.s, err, tt.err)
+		}
+		if d := cmp.Diff(tt.want, got); d != "" {
+			t.Errorf("ParseSeeds(%q) (-want +got):\n%s", tt.s, d)
+		}
+	}
+}
