@@ -39,6 +39,9 @@ type Adapter struct {
 		Imports []string `json:"imports"`
 		Ports   []int    `json:"ports"`
 	} `json:"runtime"`
+	// Outputs are directories runs write besides their run directory
+	// (wandb/, outputs/, checkpoints/): not code, so not pinned.
+	Outputs []string `json:"outputs"`
 	// Guard.Allow lists scripts the guard must not take for trainers by
 	// their names (tools/split_train_val.py).
 	Guard struct {

@@ -122,6 +122,9 @@ type Input struct {
 	// PlanChanges are every way what the experiment would run differs
 	// from what its approval pinned (pin.Stale).
 	PlanChanges []string
+	// Changes are the repository's changes since the baseline's commit
+	// (pin.ChangeSet), held to the scope's file rules.
+	Changes *gate.ChangeSet
 }
 
 // A Preflight is what a preflight found: its blockers, warnings and how
@@ -160,7 +163,7 @@ func Evaluate(ctx context.Context, in Input) (*Checked, error) {
 	}
 
 	a := gate.Evaluate(gate.Input{Contract: l, Experiments: in.Experiments, Experiment: e, Spend: spend, Runs: len(c.Seeds),
-		PlanChecked: true, PlanChanges: in.PlanChanges})
+		PlanChecked: true, PlanChanges: in.PlanChanges, Changes: in.Changes})
 	for _, cond := range a.Conditions {
 		if !cond.OK {
 			res.add(Row{Layer: LayerGate, State: Block, Kind: KindGate, Detail: fmt.Sprintf("%s: %s", cond.Check, cond.Detail)})

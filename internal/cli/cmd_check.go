@@ -136,11 +136,12 @@ func evaluateCheck(ctx context.Context, env *Env, o *checkOptions, arg string) (
 	if err != nil {
 		return nil, err
 	}
+	stale, changes := pinned(ctx, r, l, e)
 	c, err := check.Evaluate(ctx, check.Input{
 		Repo: r, Contract: l, Experiments: set, Experiment: e, Adapter: ad, Runs: recs,
 		Seeds: o.seeds, Seed: o.seed, RunDir: o.runDir, Timeout: o.timeout, Host: probe.System(),
-		PlanChanges: planChanges(ctx, r, e),
-		Builtin:     builtinPreflight(r, l, ad, e, o.runDir),
+		PlanChanges: stale, Changes: changes,
+		Builtin: builtinPreflight(r, l, ad, e, o.runDir),
 	})
 	if err != nil {
 		return nil, err

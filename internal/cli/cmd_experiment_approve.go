@@ -12,6 +12,7 @@ import (
 	"github.com/rlxp/rlxp/internal/approval"
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/experiment"
+	"github.com/rlxp/rlxp/internal/gate"
 	"github.com/rlxp/rlxp/internal/pin"
 	"github.com/rlxp/rlxp/internal/plaintext"
 	"github.com/rlxp/rlxp/internal/state"
@@ -228,12 +229,13 @@ func loadAdapter(r *state.Repo) (*adapter.Adapter, error) {
 	return adapter.Parse(r.Show(state.Adapter), data)
 }
 
-// planChanges are the ways what e would run now differs from what its
-// approval pinned; an adapter that cannot be read is one.
-func planChanges(ctx context.Context, r *state.Repo, e *experiment.Experiment) []string {
+// pinned compares what e would run now with what its approval pinned, and
+// reads the repository's changes since the baseline's commit; an adapter
+// that cannot be read is a change.
+func pinned(ctx context.Context, r *state.Repo, l *contract.Loaded, e *experiment.Experiment) ([]string, *gate.ChangeSet) {
 	ad, err := loadAdapter(r)
 	if err != nil {
-		return []string{err.Error()}
+		return []string{err.Error()}, nil
 	}
-	return pin.Stale(ctx, r, ad, e)
+	return pin.Stale(ctx, r, ad, e), pin.ChangeSet(ctx, r, ad, l.Contract.Baseline.Experiment, e)
 }

@@ -28,7 +28,8 @@ func newGateCmd() *Command {
 		Long: `Gate answers "may this experiment launch?" from the contract and the
 experiment alone. It is open only when all seven contract sections are
 approved and current, the experiment is approved and current, every
-parameter, file and category is inside the scope, no training seed is
+parameter, file and category is inside the scope (and every file changed
+since the baseline's scored commit is too), no training seed is
 inside the held-out evaluation seeds (evaluation.held_out_seeds, or the
 smallest to the largest evaluation seed), and the budget has room:
 runs left, GPU-hours left (after what runs/ has spent and what other
@@ -90,7 +91,8 @@ func runGate(ctx context.Context, env *Env, o *gateOptions, args []string) error
 			seeds = e.Seeds
 		}
 		in.Runs = len(seeds)
-		in.PlanChecked, in.PlanChanges = true, planChanges(ctx, r, e)
+		in.PlanChanges, in.Changes = pinned(ctx, r, l, e)
+		in.PlanChecked = true
 	}
 	a := gate.Evaluate(in)
 	if o.json {

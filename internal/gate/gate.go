@@ -67,6 +67,21 @@ type Input struct {
 	// experiment would run differs from what its approval pinned.
 	PlanChecked bool
 	PlanChanges []string
+	// Changes is what the repository changed since the baseline's
+	// recorded commit, checked against the scope's file rules; nil: not
+	// checked (add, propose).
+	Changes *ChangeSet
+}
+
+// A ChangeSet is the files changed since the commit the baseline was
+// scored at (pin.ChangeSet computes it).
+type ChangeSet struct {
+	Base  string   // the baseline's commit; "" when there is none to compare with
+	Files []string // changed since, relative to the repository
+	// Why there is no commit to compare with, or, when Failed, why the
+	// change set could not be read.
+	Why    string
+	Failed bool
 }
 
 // Evaluate computes the answer.
@@ -158,6 +173,9 @@ func (a *Answer) fit(in Input) {
 		if len(errs) == 0 {
 			add("scope", true, "%s", describeScope(e))
 		}
+		if in.Changes != nil {
+			a.checkChanges(in.Changes, c.Scope)
+		}
 	}
 
 	if in.Contract.Complete("evaluation") {
@@ -170,6 +188,31 @@ func (a *Answer) fit(in Input) {
 		add("budget", false, "cannot check: the budget or hardware section is incomplete")
 	} else {
 		a.Budget = checkBudget(in, c, add)
+	}
+}
+
+// checkChanges holds what the repository really changed since the
+// baseline's commit to the scope's file rules, whatever the experiment
+// declares: every file outside them is an unmet condition of its own.
+func (a *Answer) checkChanges(cs *ChangeSet, scope contract.Scope) {
+	switch {
+	case cs.Failed:
+		a.add("scope.files", false, "cannot read the files changed since the baseline's commit: %s", cs.Why)
+		return
+	case cs.Base == "":
+		a.add("scope.files", true, "not checked: %s", cs.Why)
+		return
+	}
+	base := cs.Base[:min(len(cs.Base), 12)]
+	out := 0
+	for _, f := range cs.Files {
+		if err := scope.CheckFile(f); err != nil {
+			a.add("scope.files", false, "changed since the baseline's commit %s: %v", base, err)
+			out++
+		}
+	}
+	if out == 0 {
+		a.add("scope.files", true, "%d file%s changed since the baseline's commit %s, all inside the scope", len(cs.Files), pluralS(len(cs.Files)), base)
 	}
 }
 

@@ -188,3 +188,47 @@ func TestFit(t *testing.T) {
 		t.Errorf("budget.runs detail:\n got %q\nwant %q", got, want)
 	}
 }
+
+// TestChangeSet: every changed file outside the scope's file rules is an
+// unmet condition naming the file and the rules; a change set that cannot
+// be read closes the gate; without a baseline commit it is not checked.
+func TestChangeSet(t *testing.T) {
+	l := loadContract(t)
+	e := &experiment.Experiment{ID: "x", Seeds: []int{0}}
+	const base = "0123456789abcdef0123"
+	for _, tc := range []struct {
+		name string
+		cs   *ChangeSet
+		want []Condition
+	}{
+		{"no commit to compare with", &ChangeSet{Why: "not a git repository"},
+			[]Condition{{"scope.files", true, "not checked: not a git repository"}}},
+		{"unreadable", &ChangeSet{Failed: true, Why: "not a commit of this repository"},
+			[]Condition{{"scope.files", false, "cannot read the files changed since the baseline's commit: not a commit of this repository"}}},
+		{"inside", &ChangeSet{Base: base, Files: []string{"configs/a.json", "cartpole/reward_v2.py"}},
+			[]Condition{{"scope.files", true, "2 files changed since the baseline's commit 0123456789ab, all inside the scope"}}},
+		{"nothing changed", &ChangeSet{Base: base},
+			[]Condition{{"scope.files", true, "0 files changed since the baseline's commit 0123456789ab, all inside the scope"}}},
+		{"outside, each named", &ChangeSet{Base: base, Files: []string{"configs/a.json", "train.py", "configs/sub/b.json"}},
+			[]Condition{
+				{"scope.files", false, "changed since the baseline's commit 0123456789ab: file train.py is not in the approved scope (allowed: configs/*.json, cartpole/reward*.py)"},
+				{"scope.files", false, "changed since the baseline's commit 0123456789ab: file configs/sub/b.json is not in the approved scope (allowed: configs/*.json, cartpole/reward*.py)"},
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := Fit(Input{Contract: l, Experiment: e, Changes: tc.cs})
+			var got []Condition
+			for _, c := range a.Conditions {
+				if c.Check == "scope.files" {
+					got = append(got, c)
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("scope.files (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if a := Fit(Input{Contract: l, Experiment: e}); condition(a, "scope.files") != (Condition{}) {
+		t.Errorf("a change set not read was judged: %+v", condition(a, "scope.files"))
+	}
+}

@@ -49,69 +49,108 @@ type Material struct {
 // Compute reads the material of experiment e in the repository at root.
 func Compute(ctx context.Context, root string, ad *adapter.Adapter, adapterFile string, e *experiment.Experiment) (Material, error) {
 	m := Material{Commands: map[string]string{}, Files: map[string]string{}}
-	src := launch.Source{Adapter: ad, AdapterFile: adapterFile, Experiment: e, RunDir: RunDir}
-	// Without a train command nothing can launch (check says so); adding
-	// one later is a change like any other.
-	for _, seed := range e.Seeds {
-		if ad.Commands["train"] == "" {
-			break
-		}
-		_, cmd, err := src.Command("train", seed)
-		if err != nil {
-			return Material{}, err
-		}
+	named, err := commands(root, ad, adapterFile, e, func(seed int, cmd string) {
 		m.Commands["seed "+strconv.Itoa(seed)] = cmd
 		for _, w := range strings.Fields(cmd) {
-			w = strings.Trim(w, `'"`)
-			if rel, ok := within(root, w); ok {
+			if rel, ok := within(root, strings.Trim(w, `'"`)); ok {
 				if sum, err := fileSum(filepath.Join(root, rel)); err == nil {
 					m.Files[rel] = sum
 				}
 			}
 		}
-	}
-	m.Adapter = contract.Digest(map[string]any{
-		"commands": ad.Commands, "config": ad.Config, "metrics": ad.Metrics.Sources,
-		"python": ad.Runtime.Python, "guard_allow": ad.Guard.Allow,
 	})
+	if err != nil {
+		return Material{}, err
+	}
+	m.Adapter = AdapterDigest(ad)
 	head, changed, err := gitState(ctx, root)
 	if err != nil {
 		return Material{}, err
 	}
 	m.Head = head
-	outputs := strings.SplitN(RunDir, "{", 2)[0]
-	for _, p := range changed {
-		if strings.HasPrefix(p, ".rlxp/") || outputs != "" && strings.HasPrefix(p, outputs) {
+	outputs := Outputs(ad, named)
+	for _, c := range changed {
+		if notCode(c, outputs) {
 			continue
 		}
-		sum, err := fileSum(filepath.Join(root, p))
+		sum, err := fileSum(filepath.Join(root, c.path))
 		if err != nil {
 			sum = "" // deleted
 		}
-		m.Files[p] = sum
+		m.Files[c.path] = sum
 	}
 	return m, nil
+}
+
+// AdapterDigest is the digest of adapter.yaml's fields that decide what
+// runs, what is scored and what is pinned: the commands, the config
+// rendering, the metric sources, the interpreter, the guard's allow list
+// and the declared outputs (only when there are any, so that adapters
+// without them keep their digest).
+func AdapterDigest(ad *adapter.Adapter) string {
+	fields := map[string]any{
+		"commands": ad.Commands, "config": ad.Config, "metrics": ad.Metrics.Sources,
+		"python": ad.Runtime.Python, "guard_allow": ad.Guard.Allow,
+	}
+	if len(ad.Outputs) > 0 {
+		fields["outputs"] = ad.Outputs
+	}
+	return contract.Digest(fields)
+}
+
+// commands calls each with every seed's train command, and returns the
+// paths they name (commandPaths). Without a train command nothing can
+// launch (check says so); adding one later is a change like any other.
+func commands(root string, ad *adapter.Adapter, adapterFile string, e *experiment.Experiment, each func(int, string)) ([]string, error) {
+	if ad.Commands["train"] == "" {
+		return nil, nil
+	}
+	src := launch.Source{Adapter: ad, AdapterFile: adapterFile, Experiment: e, RunDir: RunDir}
+	var named []string
+	for _, seed := range e.Seeds {
+		runDir, cmd, err := src.Command("train", seed)
+		if err != nil {
+			return nil, err
+		}
+		each(seed, cmd)
+		named = append(named, commandPaths(root, cmd, runDir)...)
+	}
+	return named, nil
+}
+
+// A change is a path git reports changed, relative to the root.
+type change struct {
+	path      string
+	untracked bool
+}
+
+// notCode says whether a changed path is rlxp's state or a file runs
+// wrote: an untracked file under an output directory. A tracked file is
+// code wherever it lies.
+func notCode(c change, outputs []string) bool {
+	if strings.HasPrefix(c.path, ".rlxp/") {
+		return true
+	}
+	for _, d := range outputs {
+		if c.untracked && strings.HasPrefix(c.path, d) {
+			return true
+		}
+	}
+	return false
 }
 
 // within returns w as a path relative to root when it names a regular
 // file inside it.
 func within(root, w string) (string, bool) {
-	if w == "" || strings.HasPrefix(w, "-") {
+	rel, ok := inside(root, w)
+	if !ok {
 		return "", false
 	}
-	p := w
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(root, p)
-	}
-	rel, err := filepath.Rel(root, p)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-		return "", false
-	}
-	fi, err := os.Stat(p)
+	fi, err := os.Stat(filepath.Join(root, rel))
 	if err != nil || !fi.Mode().IsRegular() {
 		return "", false
 	}
-	return filepath.ToSlash(rel), true
+	return rel, true
 }
 
 func fileSum(path string) (string, error) {
@@ -131,46 +170,54 @@ func fileSum(path string) (string, error) {
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
+// git runs git in root and returns its output.
+func git(ctx context.Context, root string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", root}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
+
+// inGit says whether root is inside a git work tree.
+func inGit(ctx context.Context, root string) bool {
+	_, err := git(ctx, root, "rev-parse", "--is-inside-work-tree")
+	return err == nil
+}
+
 // gitState is HEAD and the paths with tracked changes or untracked,
 // non-ignored files, relative to root. Outside a git repository both are
 // empty: then the files the commands name are all that is pinned.
-func gitState(ctx context.Context, root string) (string, []string, error) {
-	git := func(args ...string) ([]byte, error) {
-		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", root}, args...)...)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		if err != nil {
-			return nil, fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
-		}
-		return out, nil
-	}
-	if _, err := git("rev-parse", "--is-inside-work-tree"); err != nil {
+func gitState(ctx context.Context, root string) (string, []change, error) {
+	if !inGit(ctx, root) {
 		return "", nil, nil
 	}
 	head := ""
-	if out, err := git("rev-parse", "--verify", "-q", "HEAD"); err == nil {
+	if out, err := git(ctx, root, "rev-parse", "--verify", "-q", "HEAD"); err == nil {
 		head = strings.TrimSpace(string(out))
 	}
 	// Paths relative to root, also when root is below the top.
-	out, err := git("status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", ".")
+	out, err := git(ctx, root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", ".")
 	if err != nil {
 		return "", nil, err
 	}
-	prefix, err := git("rev-parse", "--show-prefix")
+	prefix, err := git(ctx, root, "rev-parse", "--show-prefix")
 	if err != nil {
 		return "", nil, err
 	}
 	pre := strings.TrimSpace(string(prefix))
-	var paths []string
+	var changed []change
 	for _, rec := range strings.Split(string(out), "\x00") {
 		if len(rec) < 4 {
 			continue
 		}
-		paths = append(paths, strings.TrimPrefix(rec[3:], pre))
+		changed = append(changed, change{path: strings.TrimPrefix(rec[3:], pre), untracked: rec[:2] == "??"})
 	}
-	sort.Strings(paths)
-	return head, paths, nil
+	sort.Slice(changed, func(i, j int) bool { return changed[i].path < changed[j].path })
+	return head, changed, nil
 }
 
 // Changes names every difference between the approved material and now:
