@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rlxp/rlxp/internal/budget"
-	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/gate"
 	"github.com/rlxp/rlxp/internal/plaintext"
@@ -113,25 +112,14 @@ func runExperimentAdd(ctx context.Context, env *Env, o *experimentAddOptions, ar
 	if err != nil {
 		return err
 	}
-	if err := l.Require("scope"); err != nil {
-		return err
-	}
 	set, err := loadExperiments(r)
 	if err != nil {
 		return err
 	}
-	if seeds == nil {
-		if err := l.Require("baseline"); err != nil {
-			return fmt.Errorf("no --seeds given, and the baseline seeds cannot be used: %w", err)
-		}
-		seeds = l.Contract.Baseline.Seeds
-	}
-	e := &experiment.Experiment{
-		ID: id, Status: experiment.Proposed, Category: o.category, Hypothesis: o.hypothesis,
-		Files: o.files, Seeds: seeds, WallClock: contract.Duration(o.wallClock), CreatedAt: timestamp(env),
-	}
+	e, err := experiment.New(l, experiment.Draft{ID: id, Category: o.category, Hypothesis: o.hypothesis, WallClock: o.wallClock,
+		Params: o.params, Files: o.files, Seeds: seeds, CreatedAt: timestamp(env)})
 	var pe *experiment.ParamSyntaxError
-	if e.Params, err = experiment.ParseParams(l, o.params); errors.As(err, &pe) {
+	if errors.As(err, &pe) {
 		return &UsageError{Err: err}
 	} else if err != nil {
 		return err

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/pflag"
 
@@ -94,11 +93,7 @@ EXIT STATUS
 			if err != nil {
 				return err
 			}
-			if o.json {
-				return writeJSON(env.Stdout, e.View())
-			}
-			fmt.Fprint(env.Stdout, e.Text())
-			return nil
+			return answer(env, o.json, e.View(), e.Text(), false)
 		},
 	}
 }

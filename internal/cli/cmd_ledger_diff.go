@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -74,15 +73,5 @@ func runLedgerDiff(ctx context.Context, env *Env, o *ledgerDiffOptions, args []s
 	if err != nil {
 		return err
 	}
-	if o.json {
-		if err := writeJSON(env.Stdout, res); err != nil {
-			return err
-		}
-	} else {
-		fmt.Fprint(env.Stdout, res.Text())
-	}
-	if !res.OK {
-		return errNegative
-	}
-	return nil
+	return answer(env, o.json, res, res.Text(), !res.OK)
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/pflag"
 
@@ -91,17 +90,7 @@ func runLedgerVerify(env *Env, o *ledgerVerifyOptions, args []string) error {
 		}
 		v = f.VerifyContent(data, r.Root, hash)
 	}
-	if o.json {
-		if err := writeJSON(env.Stdout, v); err != nil {
-			return err
-		}
-	} else {
-		fmt.Fprint(env.Stdout, v.Text())
-	}
-	if v.Negative() {
-		return errNegative
-	}
-	return nil
+	return answer(env, o.json, v, v.Text(), v.Negative())
 }
 
 // sourceHasher hashes a recorded source as score did, through the digest

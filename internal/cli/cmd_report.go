@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/pflag"
 
@@ -109,15 +108,5 @@ func runReport(ctx context.Context, env *Env, o *reportOptions, args []string) e
 	if err != nil {
 		return err
 	}
-	if o.json {
-		if err := writeJSON(env.Stdout, res); err != nil {
-			return err
-		}
-	} else {
-		fmt.Fprint(env.Stdout, res.Text())
-	}
-	if res.Action == rlxpreport.OutOfDate {
-		return errNegative
-	}
-	return nil
+	return answer(env, o.json, res, res.Text(), res.Action == rlxpreport.OutOfDate)
 }

@@ -66,3 +66,18 @@ func (env *Env) paint(color, s string) string {
 func warnf(env *Env, format string, args ...any) {
 	fmt.Fprintf(env.Stderr, "rlxp: warning: "+format+"\n", args...)
 }
+
+// answer writes v as JSON with --json, else text; a negative answer exits 3.
+func answer(env *Env, asJSON bool, v any, text string, negative bool) error {
+	if asJSON {
+		if err := writeJSON(env.Stdout, v); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprint(env.Stdout, text)
+	}
+	if negative {
+		return errNegative
+	}
+	return nil
+}
