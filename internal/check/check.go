@@ -12,6 +12,7 @@ import (
 	"github.com/rlxp/rlxp/internal/adapter"
 	"github.com/rlxp/rlxp/internal/budget"
 	"github.com/rlxp/rlxp/internal/contract"
+	"github.com/rlxp/rlxp/internal/diagnose"
 	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/gate"
 	"github.com/rlxp/rlxp/internal/launch"
@@ -106,6 +107,9 @@ type Input struct {
 	Adapter     *adapter.Adapter
 	// Runs are every run record of the repo, as Slurm last said of them.
 	Runs []runs.Record
+	// Lives judged the runs when they were read (the sweep of lost runs);
+	// nil: they are judged through Host.
+	Lives *diagnose.Lives
 	// Seeds are the seeds asked for (each one of the experiment's); empty:
 	// those without a run that finished cleanly.
 	Seeds []int

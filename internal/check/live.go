@@ -28,11 +28,15 @@ func checkLive(ctx context.Context, in Input, res *Result) []string {
 	h, hw, ad := in.Host, in.Contract.Contract.Hardware, in.Adapter
 	flying := 0
 	var ours []int // processes of runs in flight: their GPUs and trainers are ours
+	lives := in.Lives
+	if lives == nil {
+		lives = diagnose.NewLives(h, nil)
+	}
 	for _, run := range in.Runs {
 		if run.Ended() {
 			continue
 		}
-		if ok, l := InFlight(ctx, h, run); !ok {
+		if ok, l := InFlight(ctx, lives, run); !ok {
 			res.addf(LayerLive, Warn, "run %s of %s is lost (%s): it stays charged its whole allowance; 'rlxp status %[1]s' shows what is known", run.ID, run.Experiment, l.Detail)
 			continue
 		}
@@ -189,14 +193,14 @@ func commandText(cmd string) string {
 // InFlight says whether a run with no end recorded still holds the
 // machine. A local run whose processes are all gone will never record its
 // end: status calls it lost, and it holds nothing.
-func InFlight(ctx context.Context, h probe.Host, rec runs.Record) (bool, diagnose.Liveness) {
+func InFlight(ctx context.Context, lives *diagnose.Lives, rec runs.Record) (bool, diagnose.Liveness) {
 	if rec.Ended() {
 		return false, diagnose.Liveness{}
 	}
 	if rec.Backend != runs.Local {
 		return true, diagnose.Liveness{}
 	}
-	l := diagnose.Check(ctx, h, nil, rec)
+	l := lives.Of(ctx, rec)
 	return l.State != diagnose.Lost, l
 }
 

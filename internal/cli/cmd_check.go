@@ -124,7 +124,7 @@ func evaluateCheck(ctx context.Context, env *Env, o *checkOptions, arg string) (
 	}
 	// Read once: the budget, the seeds left to run and the runs in flight
 	// all come from these (and Slurm's answers about them).
-	recs, err := loadRuns(ctx, r)
+	recs, lives, err := loadRunsLive(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +138,7 @@ func evaluateCheck(ctx context.Context, env *Env, o *checkOptions, arg string) (
 	}
 	stale, changes := pinned(ctx, r, l, e)
 	c, err := check.Evaluate(ctx, check.Input{
-		Repo: r, Contract: l, Experiments: set, Experiment: e, Adapter: ad, Runs: recs,
+		Repo: r, Contract: l, Experiments: set, Experiment: e, Adapter: ad, Runs: recs, Lives: lives,
 		Seeds: o.seeds, Seed: o.seed, RunDir: o.runDir, Timeout: o.timeout, Host: probe.System(),
 		PlanChanges: stale, Changes: changes,
 		Builtin: builtinPreflight(r, l, ad, e, o.runDir),

@@ -10,7 +10,6 @@ import (
 
 	"github.com/rlxp/rlxp/internal/check"
 	"github.com/rlxp/rlxp/internal/launch"
-	"github.com/rlxp/rlxp/internal/probe"
 	"github.com/rlxp/rlxp/internal/runs"
 	"github.com/rlxp/rlxp/internal/state"
 )
@@ -193,14 +192,13 @@ func startPlan(ctx context.Context, env *Env, c *checked, p *launch.Plan, how st
 		return err
 	}
 	defer lock.Unlock()
-	recs, err := loadRuns(ctx, c.repo)
+	recs, lives, err := loadRunsLive(ctx, c.repo)
 	if err != nil {
 		return err
 	}
-	h := probe.System()
 	res.Runs, res.NodeCommands, err = launch.Start{
 		Plan: p, RunsDir: c.repo.Path(state.Runs), Runs: recs, Now: env.Now(), Confirmed: how,
-		InFlight: func(r runs.Record) bool { ok, _ := check.InFlight(ctx, h, r); return ok },
+		InFlight: func(r runs.Record) bool { ok, _ := check.InFlight(ctx, lives, r); return ok },
 	}.Run(ctx)
 	return err
 }

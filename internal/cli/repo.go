@@ -12,6 +12,7 @@ import (
 	"github.com/rlxp/rlxp/internal/approval"
 	"github.com/rlxp/rlxp/internal/budget"
 	"github.com/rlxp/rlxp/internal/contract"
+	"github.com/rlxp/rlxp/internal/diagnose"
 	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/launch"
 	"github.com/rlxp/rlxp/internal/probe"
@@ -148,9 +149,16 @@ func loadSpend(ctx context.Context, r *state.Repo, c *contract.Loaded) (budget.S
 // loadRuns reads every run record, with what the scheduler knows about
 // Slurm runs that have no end recorded yet.
 func loadRuns(ctx context.Context, r *state.Repo) ([]runs.Record, error) {
+	recs, _, err := loadRunsLive(ctx, r)
+	return recs, err
+}
+
+// loadRunsLive is loadRuns, with the liveness of each run as the sweep of
+// lost runs found it, for the in-flight checks that follow.
+func loadRunsLive(ctx context.Context, r *state.Repo) ([]runs.Record, *diagnose.Lives, error) {
 	recs, err := runs.List(r.Path(state.Runs))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, rec := range recs {
 		if rec.Backend == runs.Slurm && !rec.Ended() {
@@ -160,10 +168,11 @@ func loadRuns(ctx context.Context, r *state.Repo) ([]runs.Record, error) {
 	}
 	// A local run whose supervision was killed is stopped and recorded
 	// by the first command that looks.
-	if err := launch.Sweep(ctx, probe.System(), r.Path(state.Runs), recs, time.Now()); err != nil {
-		return nil, err
+	lives := diagnose.NewLives(probe.System(), nil)
+	if err := launch.Sweep(ctx, lives, r.Path(state.Runs), recs, time.Now()); err != nil {
+		return nil, nil, err
 	}
-	return recs, nil
+	return recs, lives, nil
 }
 
 // approver is the name recorded with an approval (or a rejection): --by,

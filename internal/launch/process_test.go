@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rlxp/rlxp/internal/contract"
+	"github.com/rlxp/rlxp/internal/diagnose"
 	"github.com/rlxp/rlxp/internal/probe"
 	"github.com/rlxp/rlxp/internal/runs"
 )
@@ -234,7 +235,7 @@ func TestSweepAfterSupervisionKilled(t *testing.T) {
 		}
 	}
 	recs := []runs.Record{rec}
-	if err := Sweep(context.Background(), probe.System(), runsDir, recs, time.Now()); err != nil {
+	if err := Sweep(context.Background(), diagnose.NewLives(probe.System(), nil), runsDir, recs, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	swept := waitEnd(t, runsDir, id, time.Second)

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/rlxp/rlxp/internal/diagnose"
-	"github.com/rlxp/rlxp/internal/probe"
 	"github.com/rlxp/rlxp/internal/runs"
 )
 
@@ -21,8 +20,9 @@ import (
 // at the later of its allowance and its log's last write, so it is charged
 // at least what it could have used. A run that never started ends where it
 // was queued. It updates recs in place and writes their records; errors of
-// single records are returned joined, the rest is still swept.
-func Sweep(ctx context.Context, h probe.Host, runsDir string, recs []runs.Record, now time.Time) error {
+// single records are returned joined, the rest is still swept. lives
+// keeps what it found of each run for the checks that follow.
+func Sweep(ctx context.Context, lives *diagnose.Lives, runsDir string, recs []runs.Record, now time.Time) error {
 	host, _ := os.Hostname()
 	var errs []error
 	for i := range recs {
@@ -30,7 +30,7 @@ func Sweep(ctx context.Context, h probe.Host, runsDir string, recs []runs.Record
 		if rec.Ended() || rec.Backend != runs.Local || rec.Host != host || rec.Supervisor == 0 {
 			continue
 		}
-		if l := diagnose.Check(ctx, h, nil, *rec); l.State != diagnose.Lost {
+		if l := lives.Of(ctx, *rec); l.State != diagnose.Lost {
 			continue
 		}
 		start, err := time.Parse(time.RFC3339, rec.StartedAt)

@@ -27,15 +27,8 @@ func Status(ctx context.Context, r *state.Repo, q Query, warn func(string)) (Rep
 	if err != nil {
 		return Report{}, err
 	}
-	lives := map[string]diagnose.Liveness{}
-	liveness := func(rec runs.Record) diagnose.Liveness {
-		l, ok := lives[rec.ID]
-		if !ok {
-			l = diagnose.Check(ctx, q.Host, q.Sched, rec)
-			lives[rec.ID] = l
-		}
-		return l
-	}
+	lives := diagnose.NewLives(q.Host, q.Sched)
+	liveness := func(rec runs.Record) diagnose.Liveness { return lives.Of(ctx, rec) }
 	chosen, note, err := Select(r.Show(state.Runs), recs, q.ID, liveness)
 	if err != nil {
 		return Report{}, err
