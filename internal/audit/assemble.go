@@ -21,7 +21,7 @@ type assembler struct {
 	eps      map[string]*EntryPoint
 }
 
-func assemble(root string, lst *listing, files []*facts, profiles []Profile) *Report {
+func assemble(root string, lst *listing, files []*facts, profiles []Profile, sc *scanner) *Report {
 	a := &assembler{lst: lst, files: files, profiles: profiles, byPath: map[string]*facts{}, byBase: map[string][]string{},
 		eps: map[string]*EntryPoint{}}
 	for _, f := range files {
@@ -36,6 +36,9 @@ func assemble(root string, lst *listing, files []*facts, profiles []Profile) *Re
 	a.frameworks()
 	a.entryPoints()
 	a.outputs()
+	fl := newFlow(sc, files)
+	fl.derive()
+	fl.calls(files)
 	a.tags()
 	a.config()
 	a.logging()
@@ -331,6 +334,9 @@ func (a *assembler) tags() {
 			}
 			if i, ok := idx[t.tag]; ok {
 				x := &a.rep.Tags[i]
+				if t.eval {
+					x.Role = evalPathRole(x.Role)
+				}
 				if rank(t.conf) > rank(x.Confidence) {
 					x.Confidence, x.Backend = t.conf, t.backend
 				}
@@ -340,8 +346,12 @@ func (a *assembler) tags() {
 				x.Evidence = append(x.Evidence, ev(f, t.line, t.text))
 				continue
 			}
+			role := tagRole(t.tag)
+			if t.eval {
+				role = evalPathRole(role)
+			}
 			idx[t.tag] = len(a.rep.Tags)
-			a.rep.Tags = append(a.rep.Tags, Tag{Tag: t.tag, Backend: t.backend, Role: tagRole(t.tag), Output: out, Confidence: t.conf,
+			a.rep.Tags = append(a.rep.Tags, Tag{Tag: t.tag, Backend: t.backend, Role: role, Output: out, Confidence: t.conf,
 				Evidence: []Evidence{ev(f, t.line, t.text)}})
 		}
 	}

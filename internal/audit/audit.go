@@ -216,14 +216,15 @@ func Run(ctx context.Context, root string, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	all, skipped, err := scanAll(ctx, root, lst, newScanner(profiles), opts)
+	sc := newScanner(profiles)
+	all, skipped, err := scanAll(ctx, root, lst, sc, opts)
 	if err != nil {
 		return nil, err
 	}
 	for k, v := range skipped {
 		lst.skipped[k] += v
 	}
-	return assemble(root, lst, all, profiles), nil
+	return assemble(root, lst, all, profiles, sc), nil
 }
 
 // scanAll reads and scans every listed file on opts.Workers goroutines;
@@ -325,6 +326,8 @@ func (sc *scanner) scanFile(rel string, kind fileKind, src string) *facts {
 		sc.scanEnv(f, t)
 	case kindYAML:
 		sc.scanYAML(f, t)
+	case kindConfig:
+		configBackends(f, t)
 	}
 	return f
 }

@@ -108,6 +108,18 @@ func tagRole(tag string) string {
 	return roleOther
 }
 
+// evalPathRole is the role of a tag logged in an evaluation path (a
+// function named evaluate, eval_*, test_*, validation_*): a reward, a
+// loss or another statistic measured there is held out; a guardrail kind
+// stays what it is.
+func evalPathRole(role string) string {
+	switch role {
+	case roleTrainReward, roleOther, "loss":
+		return roleEval
+	}
+	return role
+}
+
 func roleOrder(r string) int {
 	switch r {
 	case roleEval:

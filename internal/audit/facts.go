@@ -52,6 +52,7 @@ type tagHit struct {
 	line    int
 	text    string
 	conf    Confidence
+	eval    bool // logged in an evaluation path (def evaluate(): ...)
 }
 
 // An outHit is a file or directory the code writes.
@@ -94,6 +95,7 @@ type facts struct {
 	subcmds  []subcmd
 	consts   map[string][]string // module-level collections of strings
 	scripts  []hit               // console scripts: name, detail = module:function
+	src      string              // a Python file's source, for following calls across files
 }
 
 func (f *facts) add(cat, name, detail string, line int, text string, conf Confidence) {

@@ -86,6 +86,7 @@ func (sc *scanner) scanPython(f *facts, t *text) {
 		// Tests tell which libraries a repository uses, nothing more.
 		return
 	}
+	f.src = t.s
 	p.mainGuard()
 	p.parsers()
 	p.backends()

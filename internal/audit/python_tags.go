@@ -20,7 +20,8 @@ func (p *pyScan) tag(tag, backend string, off int, conf Confidence) {
 			return
 		}
 	}
-	p.f.tags = append(p.f.tags, tagHit{tag: tag, backend: backend, line: p.t.lineOf(off), text: snippet(p.t.line(off)), conf: conf})
+	p.f.tags = append(p.f.tags, tagHit{tag: tag, backend: backend, line: p.t.lineOf(off), text: snippet(p.t.line(off)), conf: conf,
+		eval: evalFunc(enclosingFunc(p.s, off))})
 }
 
 // literalEnough reports a tag pattern with enough written text to find
@@ -285,7 +286,7 @@ type dictKey struct {
 
 // keysOf finds the literal keys the file gives a dict variable: by
 // subscript assignment (name["k"] = v), a dict literal or dict() call
-// assigned to it, or update({...}). The name may be an attribute's last
+// assigned to it, or update({...}) and update(k=v). The name may be an attribute's last
 // part (self.stats).
 func (p *pyScan) keysOf(name string) []dictKey {
 	var out []dictKey
@@ -314,7 +315,7 @@ func (p *pyScan) keysOf(name string) []dictKey {
 		}
 		return true
 	})
-	for _, lit := range []string{name + " = {", name + " = dict(", name + ".update({", name + ".update(dict("} {
+	for _, lit := range []string{name + " = {", name + " = dict(", name + ".update({", name + ".update(dict(", name + ".update("} {
 		p.t.eachWord(lit, func(off int) bool {
 			if !p.code(off) {
 				return true
@@ -327,7 +328,7 @@ func (p *pyScan) keysOf(name string) []dictKey {
 			body := inside[1 : len(inside)-1]
 			for _, item := range splitTop(body, ',') {
 				if strings.HasSuffix(lit, "(") {
-					if k, _, ok := strings.Cut(item, "="); ok && isName(strings.TrimSpace(k)) {
+					if k, _, ok := strings.Cut(item, "="); ok && isKwarg(item) && isName(strings.TrimSpace(k)) {
 						add(strings.TrimSpace(k), off)
 					}
 					continue
@@ -344,47 +345,96 @@ func (p *pyScan) keysOf(name string) []dictKey {
 	return out
 }
 
-// loopKeys resolves a tag argument that is a loop variable over a dict's
-// items, bare or in an f-string with a literal prefix and suffix, to the
-// dict's keys.
+// loopKeys resolves a tag argument built from names whose values are
+// known statically: the keys of a dict looped over (for k, v in
+// stats.items()), the items of a literal list or tuple or of a module
+// constant looped over (for k in ["loss", "entropy"]), or a name assigned
+// a string literal above (prefix = "train"), in an f-string,
+// "%s/%s" % (prefix, k), "{}/{}".format(...) or a concatenation.
 func (p *pyScan) loopKeys(arg, backend string, off int) bool {
-	arg = strings.TrimSpace(arg)
-	prefix, suffix, v := "", "", arg
-	if strings.HasPrefix(arg, `f"`) || strings.HasPrefix(arg, `f'`) {
-		body := arg[2 : len(arg)-1]
-		i, j := strings.IndexByte(body, '{'), strings.IndexByte(body, '}')
-		if i < 0 || j < i || strings.IndexByte(body[j+1:], '{') >= 0 {
-			return false
-		}
-		prefix, v, suffix = body[:i], body[i+1:j], body[j+1:]
-	}
-	if !isName(v) {
+	t, ok := templateOf(arg)
+	if !ok {
 		return false
 	}
-	// The nearest "for v, ... in NAME.items():" above the call.
 	head := p.s[max(0, off-2048):off]
-	i := strings.LastIndex(head, "for "+v+",")
-	if i < 0 {
-		return false
+	tags := []string{""}
+	for _, part := range t {
+		vals := []string{part.lit}
+		if part.hole != "" {
+			if vals = p.holeValues(head, part.hole); len(vals) == 0 {
+				return false
+			}
+		}
+		var next []string
+		for _, pre := range tags {
+			for _, v := range vals {
+				if len(next) < 64 {
+					next = append(next, pre+v)
+				}
+			}
+		}
+		tags = next
 	}
-	rest := head[i:]
-	in := strings.Index(rest, " in ")
-	end := strings.Index(rest, ".items()")
-	if in < 0 || end < in {
-		return false
+	n := 0
+	for _, tag := range tags {
+		if tagKey(tag) {
+			p.tag(tag, backend, off, Medium)
+			n++
+		}
 	}
-	name := strings.TrimSpace(rest[in+4 : end])
-	if j := strings.LastIndexByte(name, '.'); j >= 0 {
-		name = name[j+1:]
+	return n > 0
+}
+
+// holeValues are the values a name in a tag expression takes, as far as
+// the text above the call tells: the nearest loop over it, or else the
+// nearest assignment of a string literal to it.
+func (p *pyScan) holeValues(head, v string) []string {
+	loop := max(strings.LastIndex(head, "for "+v+","), strings.LastIndex(head, "for "+v+" in "))
+	assign := strings.LastIndex(head, v+" = ")
+	if assign > 0 && isIdent(head[assign-1]) {
+		assign = -1
 	}
-	if !isName(name) {
-		return false
+	if assign > loop {
+		line, _, _ := strings.Cut(head[assign+len(v+" = "):], "\n")
+		if s, ok := stringValue(line); ok {
+			return []string{s}
+		}
+		return nil
 	}
-	keys := p.keysOf(name)
-	for _, k := range keys {
-		p.tag(prefix+k.key+suffix, backend, k.off, Medium)
+	if loop < 0 {
+		return nil
 	}
-	return len(keys) > 0
+	rest, _, _ := strings.Cut(head[loop:], "\n")
+	_, src, ok := strings.Cut(rest, " in ")
+	if !ok {
+		return nil
+	}
+	src = strings.TrimSuffix(strings.TrimSpace(src), ":")
+	var out []string
+	switch {
+	case strings.HasPrefix(src, "[") || strings.HasPrefix(src, "("):
+		for _, item := range splitTop(src[1:len(src)-1], ',') {
+			if s, ok := stringValue(item); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	case strings.HasSuffix(src, ".items()"), strings.HasSuffix(src, ".keys()"):
+		src = src[:strings.LastIndexByte(src, '.')]
+	}
+	if vals, ok := p.f.consts[src]; ok {
+		return vals
+	}
+	if j := strings.LastIndexByte(src, '.'); j >= 0 {
+		src = src[j+1:]
+	}
+	if !isName(src) {
+		return nil
+	}
+	for _, k := range p.keysOf(src) {
+		out = append(out, k.key)
+	}
+	return out
 }
 
 // cutTop cuts s at the first sep outside brackets and strings.
@@ -426,4 +476,31 @@ func receiverBackend(s string, off int) string {
 		return "mlflow"
 	}
 	return "logger"
+}
+
+// enclosingFunc names the innermost function or method holding off.
+func enclosingFunc(s string, off int) string {
+	start := strings.LastIndexByte(s[:off], '\n') + 1
+	line := s[start:]
+	indent := len(line) - len(strings.TrimLeft(line, " \t"))
+	for end := start - 1; end > 0; {
+		ls := strings.LastIndexByte(s[:end], '\n') + 1
+		l := s[ls:end]
+		t := strings.TrimLeft(l, " \t")
+		end = ls - 1
+		if t == "" || t[0] == '#' || len(l)-len(t) >= indent {
+			continue
+		}
+		indent = len(l) - len(t)
+		t = strings.TrimPrefix(t, "async ")
+		if name, ok := strings.CutPrefix(t, "def "); ok {
+			if i := strings.IndexByte(name, '('); i > 0 {
+				return strings.TrimSpace(name[:i])
+			}
+		}
+		if strings.HasPrefix(t, "class ") || indent == 0 {
+			return ""
+		}
+	}
+	return ""
 }

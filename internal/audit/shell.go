@@ -612,9 +612,10 @@ var (
 	}
 )
 
-// configBackends reads the logging backends a YAML or TOML config
-// chooses: a key's value on its line or in the list below it, and
-// switches set true.
+// configBackends reads the logging backends a YAML, JSON or TOML config
+// chooses: a key's value on its line or in the list below it (a YAML
+// "- item" list, a JSON or TOML [...] spread over lines), and switches
+// set true.
 func configBackends(f *facts, t *text) {
 	lines := strings.Split(t.s, "\n")
 	for i, raw := range lines {
@@ -623,7 +624,7 @@ func configBackends(f *facts, t *text) {
 			continue
 		}
 		key, val, ok := strings.Cut(l, ":")
-		if !ok || f.kind != kindYAML {
+		if !ok || f.kind != kindYAML && !strings.HasPrefix(l, `"`) {
 			key, val, ok = strings.Cut(l, "=")
 		}
 		if !ok {
@@ -631,7 +632,7 @@ func configBackends(f *facts, t *text) {
 		}
 		key = strings.Trim(strings.TrimSpace(key), `"'`)
 		val, _, _ = strings.Cut(val, " #")
-		val = strings.TrimSpace(val)
+		val = strings.TrimRight(strings.TrimSpace(val), ",")
 		if b, sw := backendSwitches[strings.ToLower(key)]; sw {
 			switch strings.ToLower(strings.Trim(val, `"'`)) {
 			case "true", "yes", "on", "1":
@@ -643,6 +644,11 @@ func configBackends(f *facts, t *text) {
 			continue
 		}
 		vals := []string{val}
+		if val == "[" {
+			for j := i + 1; j < len(lines) && !strings.HasPrefix(strings.TrimSpace(lines[j]), "]"); j++ {
+				vals = append(vals, lines[j])
+			}
+		}
 		if val == "" {
 			for j := i + 1; j < len(lines); j++ {
 				item := strings.TrimSpace(lines[j])

@@ -30,6 +30,7 @@ const (
 	kindReadme
 	kindEnv
 	kindYAML
+	kindConfig      // JSON and TOML settings: only the logging backends they choose are read
 	kindMaybeScript // no extension under bin/ or scripts/: the shebang decides
 )
 
@@ -114,6 +115,8 @@ func classify(rel string) fileKind {
 		return kindEnv
 	case ext == "yaml" || ext == "yml":
 		return kindYAML
+	case ext == "json" || ext == "toml":
+		return kindConfig
 	case ext == "":
 		dir := path.Base(path.Dir(rel))
 		if dir == "bin" || dir == "scripts" || dir == "tools" {

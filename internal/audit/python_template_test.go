@@ -1,0 +1,58 @@
+package audit
+
+import (
+	"testing"
+)
+
+func TestTemplateOf(t *testing.T) {
+	for _, c := range []struct {
+		expr, want string
+		ok         bool
+	}{
+		{`"train/loss"`, "train/loss", true},
+		{`f"train/{k}"`, "train/{k}", true},
+		{`f'{self._ty}/{key}'`, "{self._ty}/{key}", true},
+		{`f"{prefix}/{k:.3f}"`, "{prefix}/{k}", true},
+		{`"%s/%s" % (prefix, k)`, "{prefix}/{k}", true},
+		{`"losses/%s" % name`, "losses/{name}", true},
+		{`"{}/{}".format(group, stat)`, "{group}/{stat}", true},
+		{`category + "/" + k`, "{category}/{k}", true},
+		{`str(k)`, "{k}", true},
+		{`f"{{literal}}/{k}"`, "{literal}/{k}", true},
+		{`key.replace("/", "_")`, "", false},
+		{`"%s/%s" % (prefix,)`, "", false},
+		{`f"{x.y()}"`, "", false},
+		{``, "", false},
+	} {
+		got, ok := templateOf(c.expr)
+		if ok != c.ok || ok && got.String() != c.want {
+			t.Errorf("templateOf(%s) = %q, %v; want %q, %v", c.expr, got.String(), ok, c.want, c.ok)
+		}
+	}
+}
+
+func FuzzTemplateOf(f *testing.F) {
+	for _, s := range []string{`f"{self._ty}/{key}"`, `"%s/%s" % (a, b)`, `"{}/x".format(a)`, `a + "/" + b`, `f'{{x}}'`, `"%(name)s" % d`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if tm, ok := templateOf(s); ok {
+			_ = tm.String()
+		}
+	})
+}
+
+func FuzzPyDefs(f *testing.F) {
+	f.Add("class A:\n    def log(self, key, value=1):\n        self.w.add_scalar(key, value)\n")
+	f.Add("def f(\n    a,\n    b='x',\n) -> None:\n\treturn dict(a=1)\r\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		fc := &facts{path: "x.py", src: s}
+		for _, d := range pyDefs(fc) {
+			if d.body > d.end || d.end > len(s) {
+				t.Fatalf("def %s: body %d..%d outside %d bytes", d.name, d.body, d.end, len(s))
+			}
+		}
+		fl := newFlow(nil, []*facts{fc})
+		fl.derive()
+	})
+}
