@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rlxp/rlxp/internal/contract"
+	"github.com/rlxp/rlxp/internal/pin"
 )
 
 func newContractCmd() *Command {
@@ -38,7 +39,11 @@ func newContractStatusCmd() *Command {
 		Short:     "show which sections are approved, stale or incomplete",
 		Long: `Status shows each section's state: approved (the approval matches the
 content), stale (edited after approval), unapproved (complete, waiting for
-a human) or incomplete (missing fields or failing the schema).
+a human) or incomplete (missing fields or failing the schema). Then the
+digest of adapter.yaml's approved material (the fields that decide what
+runs and what is scored, approved with each experiment), and for each
+approved experiment whether its pin of it is current or stale, naming the
+fields changed.
 
 EXIT STATUS
   0  every section is approved and current
@@ -56,23 +61,24 @@ type contractStatusResult struct {
 	Schema string `json:"schema"`
 	File   string `json:"file"`
 	contract.Status
+	Adapter pin.AdapterState `json:"adapter"`
 }
 
 func runContractStatus(env *Env, o *contractOptions, args []string) error {
 	if len(args) > 0 {
 		return usagef("status takes no arguments")
 	}
-	_, l, err := openContract(env, o.root)
+	r, l, err := openContract(env, o.root)
 	if err != nil {
 		return err
 	}
-	st := l.Status()
+	st, ad := l.Status(), pin.AdapterStatus(r)
 	if o.json {
-		if err := writeJSON(env.Stdout, contractStatusResult{"rlxp.contract-status/v1", l.File.Path, st}); err != nil {
+		if err := writeJSON(env.Stdout, contractStatusResult{"rlxp.contract-status/v1", l.File.Path, st, ad}); err != nil {
 			return err
 		}
 	} else {
-		printContractStatus(env, l.File.Path, st)
+		printContractStatus(env, l.File.Path, st, ad.Lines())
 	}
 	if !st.Approved {
 		return errNegative
@@ -80,7 +86,7 @@ func runContractStatus(env *Env, o *contractOptions, args []string) error {
 	return nil
 }
 
-func printContractStatus(env *Env, file string, st contract.Status) {
+func printContractStatus(env *Env, file string, st contract.Status, adapterLines []string) {
 	rows := [][]string{}
 	approved := 0
 	for _, s := range st.Sections {
@@ -115,6 +121,9 @@ func printContractStatus(env *Env, file string, st contract.Status) {
 	}
 	if st.Legacy != "" {
 		fmt.Fprintf(env.Stdout, "note: %s\n", st.Legacy)
+	}
+	for _, line := range adapterLines {
+		fmt.Fprintln(env.Stdout, line)
 	}
 	verdict := env.paint(green, "approved")
 	if !st.Approved {

@@ -36,9 +36,11 @@ const RunDir = "runs/{experiment}/seed{seed}"
 // Material is what an approval pins.
 type Material struct {
 	Commands map[string]string `json:"commands"` // "seed N" → train command
-	// Adapter is the digest of adapter.yaml's commands, config rendering,
-	// metric sources, interpreter and guard allow list.
-	Adapter string `json:"adapter"`
+	// Adapter is the digest of adapter.yaml's fields that decide what runs
+	// and what is scored (AdapterDigest); AdapterFields the digest of each,
+	// so that a change can be named (absent from older approvals).
+	Adapter       string            `json:"adapter"`
+	AdapterFields map[string]string `json:"adapter_fields,omitempty"`
 	// Files maps repo-relative paths to their sha256 ("" for a deleted
 	// tracked file): the files the commands name, tracked changes and
 	// untracked files.
@@ -62,7 +64,7 @@ func Compute(ctx context.Context, root string, ad *adapter.Adapter, adapterFile 
 	if err != nil {
 		return Material{}, err
 	}
-	m.Adapter = AdapterDigest(ad)
+	m.Adapter, m.AdapterFields = AdapterDigest(ad), adapterFields(ad)
 	head, changed, err := gitState(ctx, root)
 	if err != nil {
 		return Material{}, err
@@ -87,7 +89,9 @@ func Compute(ctx context.Context, root string, ad *adapter.Adapter, adapterFile 
 // rendering, the metric sources, the interpreter, the guard's allow list
 // and the declared outputs (only when there are any, so that adapters
 // without them keep their digest).
-func AdapterDigest(ad *adapter.Adapter) string {
+func AdapterDigest(ad *adapter.Adapter) string { return contract.Digest(materialFields(ad)) }
+
+func materialFields(ad *adapter.Adapter) map[string]any {
 	fields := map[string]any{
 		"commands": ad.Commands, "config": ad.Config, "metrics": ad.Metrics.Sources,
 		"python": ad.Runtime.Python, "guard_allow": ad.Guard.Allow,
@@ -95,7 +99,47 @@ func AdapterDigest(ad *adapter.Adapter) string {
 	if len(ad.Outputs) > 0 {
 		fields["outputs"] = ad.Outputs
 	}
-	return contract.Digest(fields)
+	return fields
+}
+
+// adapterFields is the digest of each field AdapterDigest covers.
+func adapterFields(ad *adapter.Adapter) map[string]string {
+	out := map[string]string{}
+	for k, v := range materialFields(ad) {
+		out[k] = contract.Digest(map[string]any{k: v})
+	}
+	return out
+}
+
+// fieldNames are the adapter fields as people read them, in order.
+var fieldNames = [...][2]string{{"commands", "commands"}, {"config", "config rendering"}, {"metrics", "metric sources"},
+	{"python", "interpreter"}, {"guard_allow", "guard allow list"}, {"outputs", "outputs"}}
+
+// AdapterMaterial names the fields of adapter.yaml an approval pins.
+func AdapterMaterial() string {
+	names := make([]string, len(fieldNames))
+	for i, f := range fieldNames {
+		names[i] = f[1]
+	}
+	return strings.Join(names, ", ")
+}
+
+// adapterChanged names the adapter fields that differ; when an approval
+// recorded no digest per field, all of them, as one.
+func adapterChanged(approved, now Material) string {
+	if approved.Adapter == now.Adapter {
+		return ""
+	}
+	if approved.AdapterFields == nil || now.AdapterFields == nil {
+		return "the " + strings.Replace(AdapterMaterial(), ", outputs", " or outputs", 1)
+	}
+	var changed []string
+	for _, f := range fieldNames {
+		if approved.AdapterFields[f[0]] != now.AdapterFields[f[0]] {
+			changed = append(changed, f[1])
+		}
+	}
+	return strings.Join(changed, ", ")
 }
 
 // commands calls each with every seed's train command, and returns the
@@ -230,8 +274,8 @@ func Changes(approved, now Material) []string {
 			out = append(out, fmt.Sprintf("train command of %s: %s -> %s", k, orNone(a), orNone(b)))
 		}
 	}
-	if approved.Adapter != now.Adapter {
-		out = append(out, ".rlxp/adapter.yaml: the commands, config rendering, metric sources, interpreter or guard allow list changed")
+	if what := adapterChanged(approved, now); what != "" {
+		out = append(out, ".rlxp/adapter.yaml: "+what+" changed")
 	}
 	// A repository that had no commit at approval (or was not one) is judged
 	// by its files alone.
