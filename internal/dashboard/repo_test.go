@@ -11,35 +11,26 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlxp/rlxp/internal/repotest"
 	"github.com/rlxp/rlxp/internal/state"
 )
-
-const labAdapter = `schema: rlxp.adapter/v1
-project: lab
-commands:
-  train: "python train.py --seed {seed} --out {run_dir}"
-config:
-  system: json
-  default: c.json
-  override: "--set {name}={value}"
-metrics:
-  sources:
-    train: {path: "{run_dir}/progress.csv", format: csv}
-    steps: {path: "{run_dir}/metrics.jsonl", format: jsonl}
-    eval: {path: "{run_dir}/eval.jsonl", format: jsonl}
-runtime:
-  python: python3
-  imports: []
-  ports: []
-`
 
 // lab writes a repository of n finished runs, each with a log and three
 // declared sources of points steps each.
 func lab(tb testing.TB, n, points int) *state.Repo {
 	tb.Helper()
-	root := tb.TempDir()
+	r := repotest.Repo(tb, map[string]string{
+		".rlxp/contract.yaml":    string(repotest.Contract(tb)),
+		".rlxp/experiments.yaml": "schema: rlxp.experiments/v1\nexperiments: []\n",
+		".rlxp/ledger.jsonl":     "",
+		".rlxp/adapter.yaml": repotest.Adapter(
+			`train: {path: "{run_dir}/progress.csv", format: csv}`,
+			`steps: {path: "{run_dir}/metrics.jsonl", format: jsonl}`,
+			`eval: {path: "{run_dir}/eval.jsonl", format: jsonl}`),
+	})
+	// Run files are written through a buffer: a benchmark makes large ones.
 	write := func(rel string, fill func(w *bufio.Writer)) {
-		p := filepath.Join(root, rel)
+		p := filepath.Join(r.Root, rel)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			tb.Fatal(err)
 		}
@@ -55,14 +46,6 @@ func lab(tb testing.TB, n, points int) *state.Repo {
 		f.Close()
 	}
 	text := func(s string) func(*bufio.Writer) { return func(w *bufio.Writer) { w.WriteString(s) } }
-	contract, err := os.ReadFile(filepath.Join("..", "..", "cmd", "rlxp", "testdata", "fixtures", "contract.yaml"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	write(".rlxp/contract.yaml", text(string(contract)))
-	write(".rlxp/adapter.yaml", text(labAdapter))
-	write(".rlxp/experiments.yaml", text("schema: rlxp.experiments/v1\nexperiments: []\n"))
-	write(".rlxp/ledger.jsonl", text(""))
 	start := time.Date(2025, 6, 1, 9, 0, 0, 0, time.UTC)
 	for i := range n {
 		id := fmt.Sprintf("r%04d", i)
@@ -88,10 +71,6 @@ func lab(tb testing.TB, n, points int) *state.Repo {
 			}
 		})
 		write(dir+"/eval.jsonl", text(fmt.Sprintf("{\"step\":%d,\"eval/mean_return\":%d}\n", points, 400+i%50)))
-	}
-	r, err := state.Open(root, root)
-	if err != nil {
-		tb.Fatal(err)
 	}
 	return r
 }

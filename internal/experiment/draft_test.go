@@ -3,8 +3,6 @@ package experiment
 import (
 	"bytes"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,13 +10,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rlxp/rlxp/internal/contract"
+	"github.com/rlxp/rlxp/internal/repotest"
 )
 
 func TestNew(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "cmd", "rlxp", "testdata", "fixtures", "contract.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := repotest.Contract(t)
 	parse := func(b []byte) *contract.Loaded {
 		l, err := contract.Parse("c.yaml", b)
 		if err != nil {

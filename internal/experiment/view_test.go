@@ -2,8 +2,6 @@ package experiment
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rlxp/rlxp/internal/contract"
+	"github.com/rlxp/rlxp/internal/repotest"
 )
 
 func TestDescribeAndText(t *testing.T) {
@@ -70,10 +69,7 @@ func TestViews(t *testing.T) {
 }
 
 func TestParseParams(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "cmd", "rlxp", "testdata", "fixtures", "contract.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := repotest.Contract(t)
 	l, err := contract.Parse("c.yaml", b)
 	if err != nil {
 		t.Fatal(err)

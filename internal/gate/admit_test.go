@@ -3,8 +3,6 @@ package gate
 import (
 	"bytes"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,6 +11,7 @@ import (
 	"github.com/rlxp/rlxp/internal/budget"
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/experiment"
+	"github.com/rlxp/rlxp/internal/repotest"
 )
 
 func TestAdmit(t *testing.T) {
@@ -51,11 +50,7 @@ func TestAdmit(t *testing.T) {
 // TestAdmitAsksSpendOnlyForABudget: with the budget section incomplete,
 // the runs are not read and the budget is not checked.
 func TestAdmitAsksSpendOnlyForABudget(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "cmd", "rlxp", "testdata", "fixtures", "contract.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := contract.Parse("c.yaml", bytes.Replace(b, []byte("  gpu_hours: 2\n"), nil, 1))
+	l, err := contract.Parse("c.yaml", bytes.Replace(repotest.Contract(t), []byte("  gpu_hours: 2\n"), nil, 1))
 	if err != nil {
 		t.Fatal(err)
 	}

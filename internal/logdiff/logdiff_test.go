@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rlxp/rlxp/internal/ledger"
+	"github.com/rlxp/rlxp/internal/repotest"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
@@ -22,14 +23,8 @@ func repo(t *testing.T, n int) *state.Repo {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("ledger diff reads the base with git, which is not on PATH")
 	}
-	root := t.TempDir()
-	if err := os.Mkdir(filepath.Join(root, state.DirName), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	r, err := state.Open(root, root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := repotest.Repo(t, nil)
+	root := r.Root
 	appendN(t, r, n)
 	git(t, root, "init", "-q")
 	git(t, root, "add", "-A")

@@ -2,14 +2,13 @@ package propose
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/ledger"
+	"github.com/rlxp/rlxp/internal/repotest"
 	"github.com/rlxp/rlxp/internal/runs"
 	"github.com/rlxp/rlxp/internal/state"
 )
@@ -34,14 +33,7 @@ func TestReady(t *testing.T) {
 }
 
 func TestInRepo(t *testing.T) {
-	root := t.TempDir()
-	if err := os.Mkdir(filepath.Join(root, state.DirName), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	r, err := state.Open(root, root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := repotest.Repo(t, nil)
 	in := Input{Contract: cartpole().load(t), Experiments: set(exp("baseline", "done")), Strategy: Local, N: 2}
 	// No ledger yet: nothing scored, so the local strategy has no best.
 	res, err := InRepo(r, in)

@@ -1,7 +1,6 @@
 package runstatus
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,58 +10,22 @@ import (
 
 	"github.com/rlxp/rlxp/internal/adapter"
 	"github.com/rlxp/rlxp/internal/diagnose"
+	"github.com/rlxp/rlxp/internal/repotest"
 	"github.com/rlxp/rlxp/internal/runs"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
-const adapterYAML = `schema: rlxp.adapter/v1
-project: t
-commands:
-  train: "python train.py --seed {seed} --out {run_dir}"
-config:
-  system: json
-  default: c.json
-  override: "--set {name}={value}"
-metrics:
-  sources:
-    train: {path: "{run_dir}/progress.csv", format: csv}
-    eval: {path: "{run_dir}/eval.jsonl", format: jsonl}
-runtime:
-  python: python3
-  imports: []
-  ports: []
-`
+var adapterYAML = repotest.Adapter(
+	`train: {path: "{run_dir}/progress.csv", format: csv}`,
+	`eval: {path: "{run_dir}/eval.jsonl", format: jsonl}`)
 
 func seed(n int) *int { return &n }
 
-// repo writes a repository with adapter.yaml and the given files.
+// repo is a repository with adapter.yaml and the given files.
 func repo(t testing.TB, files map[string]string) *state.Repo {
 	t.Helper()
-	root := t.TempDir()
 	files[".rlxp/adapter.yaml"] = adapterYAML
-	for name, body := range files {
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r, err := state.Open(root, root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-func record(t testing.TB, rec runs.Record) string {
-	t.Helper()
-	b, err := json.Marshal(rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return repotest.Repo(t, files)
 }
 
 func TestCheckRecord(t *testing.T) {
@@ -138,7 +101,7 @@ func finished(t testing.TB) (*state.Repo, runs.Record) {
 	rec := runs.Record{ID: "r1", Experiment: "b", Seed: seed(0), Backend: "local", RunDir: "out/r1",
 		StartedAt: "2025-06-01T09:00:00Z", EndedAt: "2025-06-01T09:05:00Z", Exit: seed(0)}
 	r := repo(t, map[string]string{
-		".rlxp/runs/r1/run.json": record(t, rec),
+		".rlxp/runs/r1/run.json": repotest.Record(t, rec),
 		".rlxp/runs/r1/log":      "starting\n",
 		"out/r1/progress.csv":    "step,loss\n1,0.5\n2,0.4\n3,0.3\n",
 	})
