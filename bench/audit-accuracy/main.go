@@ -208,7 +208,9 @@ func program(argv []string) string {
 		case w == "--":
 			continue
 		case strings.HasPrefix(w, "-"):
-			if w == "-m" && i+1 < len(argv) {
+			// -m, or a cluster of Python's one-letter options ending in
+			// it (-um, -Bm)
+			if len(w) > 1 && w[1] != '-' && strings.HasSuffix(w, "m") && strings.Trim(w[1:], "bBdEiIOqsSuvR") == "m" && i+1 < len(argv) {
 				return "-m " + argv[i+1]
 			}
 			if w == "--module" && i+1 < len(argv) {

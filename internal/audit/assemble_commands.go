@@ -19,14 +19,28 @@ func pyTarget(argv []string) (script, module string, argsAt int) {
 		case isPythonName(name):
 			for j := i + 1; j < len(argv); j++ {
 				a := argv[j]
-				switch {
-				case a == "-m" && j+1 < len(argv):
-					return "", argv[j+1], j + 2
-				case a == "-W" || a == "-X":
-					j++
-				case strings.HasPrefix(a, "-"):
-				default:
+				if !strings.HasPrefix(a, "-") || a == "-" {
 					return a, "", j + 1
+				}
+				// An option cluster: -u -m mod, -um mod, -mmod, -W ignore.
+				for k := 1; k < len(a) && a[1] != '-'; k++ {
+					switch a[k] {
+					case 'm':
+						if k+1 < len(a) {
+							return "", a[k+1:], j + 1
+						}
+						if j+1 < len(argv) {
+							return "", argv[j+1], j + 2
+						}
+						return "", "", len(argv)
+					case 'c':
+						return "", "", len(argv)
+					case 'W', 'X':
+						if k+1 == len(a) {
+							j++
+						}
+						k = len(a)
+					}
 				}
 			}
 			return "", "", len(argv)
