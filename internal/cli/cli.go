@@ -11,11 +11,10 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"syscall"
 	"time"
-	"unsafe"
 
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 
 	"github.com/rlxp/rlxp/internal/approval"
 )
@@ -45,21 +44,13 @@ func SystemEnv(version string) *Env {
 		Stdin:     os.Stdin,
 		Stdout:    os.Stdout,
 		Stderr:    os.Stderr,
-		StdinTTY:  isTerminal(os.Stdin),
-		StdoutTTY: isTerminal(os.Stdout),
+		StdinTTY:  term.IsTerminal(int(os.Stdin.Fd())),
+		StdoutTTY: term.IsTerminal(int(os.Stdout.Fd())),
 		Getenv:    os.Getenv,
 		Dir:       dir,
 		Now:       time.Now,
 		Version:   version,
 	}
-}
-
-// isTerminal asks the terminal driver: a character device alone is not
-// enough, since /dev/null is one too.
-func isTerminal(f *os.File) bool {
-	var t syscall.Termios
-	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), ioctlGetTermios, uintptr(unsafe.Pointer(&t)))
-	return errno == 0
 }
 
 // A Command is one entry of the command table.
@@ -124,15 +115,16 @@ func Main(args []string, env *Env) int {
 }
 
 func run(ctx context.Context, args []string, env *Env) int {
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version") {
+		fmt.Fprintf(env.Stdout, "rlxp %s\n", env.Version)
+		return ExitOK
+	}
 	root := &Command{UsageLine: "rlxp <command> [arguments]", Commands: commands()}
 	if len(args) == 0 {
 		printMainHelp(env.Stderr, root)
 		return ExitUsage
 	}
 	switch args[0] {
-	case "--version", "-version", "version":
-		fmt.Fprintf(env.Stdout, "rlxp %s\n", env.Version)
-		return ExitOK
 	case "-h", "--help", "-help":
 		printMainHelp(env.Stdout, root)
 		return ExitOK

@@ -150,6 +150,6 @@ func readApprovals(env *Env, name, root string, args []string) (*state.Repo, app
 	if err != nil {
 		return nil, approval.Book{}, err
 	}
-	book, err := approvalLog(r).Read()
+	book, err := approval.LogOf(r).Read()
 	return r, book, err
 }

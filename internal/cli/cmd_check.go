@@ -16,6 +16,7 @@ import (
 	"github.com/rlxp/rlxp/internal/launch"
 	"github.com/rlxp/rlxp/internal/probe"
 	"github.com/rlxp/rlxp/internal/state"
+	"github.com/rlxp/rlxp/internal/workspace"
 )
 
 type checkOptions struct {
@@ -115,7 +116,7 @@ func evaluateCheck(ctx context.Context, env *Env, o *checkOptions, arg string) (
 	if err != nil {
 		return nil, err
 	}
-	set, e, err := loadExperiment(r, id)
+	set, e, err := workspace.Experiment(r, id)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +125,7 @@ func evaluateCheck(ctx context.Context, env *Env, o *checkOptions, arg string) (
 	}
 	// Read once: the budget, the seeds left to run and the runs in flight
 	// all come from these (and Slurm's answers about them).
-	recs, lives, err := loadRunsLive(ctx, r)
+	recs, lives, err := workspace.RunsLive(ctx, r)
 	if err != nil {
 		return nil, err
 	}

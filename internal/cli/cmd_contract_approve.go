@@ -10,6 +10,7 @@ import (
 	"github.com/rlxp/rlxp/internal/approval"
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/state"
+	"github.com/rlxp/rlxp/internal/workspace"
 )
 
 type approveOptions struct {
@@ -103,7 +104,7 @@ func runContractApprove(ctx context.Context, env *Env, o *approveOptions, args [
 		return err
 	}
 	defer lock.Unlock()
-	l, err := loadContract(r)
+	l, err := workspace.Contract(r)
 	if err != nil {
 		return err
 	}
@@ -129,7 +130,7 @@ func runContractApprove(ctx context.Context, env *Env, o *approveOptions, args [
 	how := howApproved(interactive)
 	var out []approvedSection
 	for _, name := range sections {
-		rec, err := approvalLog(r).Append(approval.Record{
+		rec, err := approval.LogOf(r).Append(approval.Record{
 			Kind: approval.Section, Subject: name, Digest: digests[name], By: by, How: how,
 			TTY: origin.TTY, Ancestry: origin.Ancestry,
 		}, env.Now())
@@ -190,7 +191,7 @@ func procTable(env *Env) approval.ProcessTable {
 // approvalLogUsable refuses to ask a human anything when the approvals log
 // does not verify: the answer could not be recorded.
 func approvalLogUsable(r *state.Repo) error {
-	book, err := approvalLog(r).Read()
+	book, err := approval.LogOf(r).Read()
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/document"
 	"github.com/rlxp/rlxp/internal/state"
+	"github.com/rlxp/rlxp/internal/workspace"
 )
 
 func newContractValidateCmd() *Command {
@@ -65,7 +66,7 @@ func runContractValidate(env *Env, o *contractOptions, args []string) error {
 	}
 	findings = append(findings, adapterFindings...)
 	findings = append(findings, checkSources(l, sources)...)
-	if _, err := loadExperiments(r); err != nil {
+	if _, err := workspace.Experiments(r); err != nil {
 		var de *document.Error
 		if !errors.As(err, &de) {
 			return err

@@ -13,6 +13,7 @@ import (
 	"github.com/rlxp/rlxp/internal/gate"
 	"github.com/rlxp/rlxp/internal/plaintext"
 	"github.com/rlxp/rlxp/internal/state"
+	"github.com/rlxp/rlxp/internal/workspace"
 )
 
 func newExperimentCmd() *Command {
@@ -108,11 +109,11 @@ func runExperimentAdd(ctx context.Context, env *Env, o *experimentAddOptions, ar
 		return err
 	}
 	defer lock.Unlock()
-	l, err := loadContract(r)
+	l, err := workspace.Contract(r)
 	if err != nil {
 		return err
 	}
-	set, err := loadExperiments(r)
+	set, err := workspace.Experiments(r)
 	if err != nil {
 		return err
 	}
@@ -124,10 +125,10 @@ func runExperimentAdd(ctx context.Context, env *Env, o *experimentAddOptions, ar
 	} else if err != nil {
 		return err
 	}
-	if err := gate.Admit(l, set, e, func() (budget.Spend, error) { return loadSpend(ctx, r, l) }); err != nil {
+	if err := gate.Admit(l, set, e, func() (budget.Spend, error) { return workspace.Spend(ctx, r, l) }); err != nil {
 		return err
 	}
-	if err := saveExperiments(r, set); err != nil {
+	if err := workspace.SaveExperiments(r, set); err != nil {
 		return err
 	}
 	if o.json {

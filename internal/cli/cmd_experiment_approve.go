@@ -16,6 +16,7 @@ import (
 	"github.com/rlxp/rlxp/internal/pin"
 	"github.com/rlxp/rlxp/internal/plaintext"
 	"github.com/rlxp/rlxp/internal/state"
+	"github.com/rlxp/rlxp/internal/workspace"
 )
 
 type experimentApproveOptions struct {
@@ -105,7 +106,7 @@ func runExperimentApprove(ctx context.Context, env *Env, o *experimentApproveOpt
 				return false, nil
 			}
 		}
-		rec, err := approvalLog(r).Append(approval.Record{
+		rec, err := approval.LogOf(r).Append(approval.Record{
 			Kind: approval.Experiment, Subject: e.ID, Digest: e.Digest(), By: by, How: howApproved(interactive),
 			TTY: origin.TTY, Ancestry: origin.Ancestry, Plan: plan,
 		}, env.Now())
@@ -188,11 +189,11 @@ func editExperiment(env *Env, root, id string, change func(*state.Repo, *contrac
 		return err
 	}
 	defer lock.Unlock()
-	l, err := loadContract(r)
+	l, err := workspace.Contract(r)
 	if err != nil {
 		return err
 	}
-	set, e, err := loadExperiment(r, id)
+	set, e, err := workspace.Experiment(r, id)
 	if err != nil {
 		return err
 	}
@@ -200,7 +201,7 @@ func editExperiment(env *Env, root, id string, change func(*state.Repo, *contrac
 	if err != nil || !changed {
 		return err
 	}
-	if err := saveExperiments(r, set); err != nil {
+	if err := workspace.SaveExperiments(r, set); err != nil {
 		return err
 	}
 	return show(e)

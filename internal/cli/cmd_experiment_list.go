@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 
+	"github.com/rlxp/rlxp/internal/workspace"
 	"github.com/spf13/pflag"
 
 	"github.com/rlxp/rlxp/internal/experiment"
@@ -37,7 +38,7 @@ EXIT STATUS
 			if err != nil {
 				return err
 			}
-			set, err := loadExperiments(r)
+			set, err := workspace.Experiments(r)
 			if err != nil {
 				return err
 			}
@@ -85,7 +86,7 @@ EXIT STATUS
 			if err != nil {
 				return err
 			}
-			set, err := loadExperiments(r)
+			set, err := workspace.Experiments(r)
 			if err != nil {
 				return err
 			}

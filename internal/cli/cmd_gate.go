@@ -10,6 +10,7 @@ import (
 	"github.com/rlxp/rlxp/internal/check"
 	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/gate"
+	"github.com/rlxp/rlxp/internal/workspace"
 )
 
 type gateOptions struct {
@@ -67,7 +68,7 @@ func runGate(ctx context.Context, env *Env, o *gateOptions, args []string) error
 	}
 	in := gate.Input{Contract: l}
 	if len(args) == 1 {
-		set, err := loadExperiments(r)
+		set, err := workspace.Experiments(r)
 		if err != nil {
 			return err
 		}
@@ -76,7 +77,7 @@ func runGate(ctx context.Context, env *Env, o *gateOptions, args []string) error
 			return err
 		}
 		in.Experiments, in.Experiment = set, e
-		recs, err := loadRuns(ctx, r)
+		recs, err := workspace.Runs(ctx, r)
 		if err != nil {
 			return err
 		}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -10,10 +9,6 @@ import (
 
 	"github.com/rlxp/rlxp/internal/guard"
 )
-
-// maxPayload bounds the hook payload read from stdin; a real one is a few
-// kilobytes, more than the command the agent wrote.
-const maxPayload = 16 << 20
 
 // blocked ends 'rlxp guard' after it has printed why a tool call is
 // refused. It exits 2, which both hosts read as "block this tool call and
@@ -67,24 +62,11 @@ EXIT STATUS
 			if env.StdinTTY {
 				return usagef("guard reads a PreToolUse hook payload (JSON) on stdin; Claude Code and Codex run it before each shell command")
 			}
-			var d guard.Decision
-			data, err := io.ReadAll(io.LimitReader(env.Stdin, maxPayload+1))
-			switch {
-			case err != nil:
-				d = guard.Decision{Deny: true, Reason: fmt.Sprintf("cannot read the hook payload from stdin (%v); the guard refuses a command it cannot inspect", err)}
-			case len(data) > maxPayload:
-				d = guard.Decision{Deny: true, Reason: fmt.Sprintf("the hook payload is larger than %d MiB; the guard refuses a command it cannot inspect", maxPayload>>20)}
-			default:
-				g := guard.Guard{Rlxp: ReadArgv, Home: env.Getenv("HOME")}
-				d = g.Check(data, env.Dir)
-			}
+			g := guard.Guard{Rlxp: ReadArgv, Home: env.Getenv("HOME")}
+			d := g.Hook(env.Stdin, env.Dir)
 			if d.Ask {
-				// Claude Code asks the user; the guard never answers
-				// "allow", which would skip the user's own rules.
-				out, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{
-					"hookEventName": "PreToolUse", "permissionDecision": "ask", "permissionDecisionReason": d.Reason}})
-				fmt.Fprintf(env.Stdout, "%s\n", out)
-				return nil
+				_, err := env.Stdout.Write(d.AskOutput())
+				return err
 			}
 			if !d.Deny {
 				return nil

@@ -12,6 +12,7 @@ import (
 	"github.com/rlxp/rlxp/internal/launch"
 	"github.com/rlxp/rlxp/internal/runs"
 	"github.com/rlxp/rlxp/internal/state"
+	"github.com/rlxp/rlxp/internal/workspace"
 )
 
 type launchOptions struct {
@@ -192,7 +193,7 @@ func startPlan(ctx context.Context, env *Env, c *checked, p *launch.Plan, how st
 		return err
 	}
 	defer lock.Unlock()
-	recs, lives, err := loadRunsLive(ctx, c.repo)
+	recs, lives, err := workspace.RunsLive(ctx, c.repo)
 	if err != nil {
 		return err
 	}

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -73,17 +71,7 @@ EXIT STATUS
 					return err
 				}
 			} else {
-				for _, f := range rep.Findings {
-					fmt.Fprintln(env.Stdout, f.String())
-				}
-				for _, p := range rep.Plugins {
-					hooks := "none"
-					if len(p.Hooks) > 0 {
-						hooks = strings.Join(p.Hooks, ", ")
-					}
-					fmt.Fprintf(env.Stdout, "plugin %s %s: %d skills, %d commands, %d agents, hooks: %s\n", p.Name, p.Version, len(p.Skills), len(p.Commands), len(p.Agents), hooks)
-				}
-				fmt.Fprintf(env.Stdout, "%s: %d errors, %d warnings\n", dir, rep.Errors(), rep.Warnings())
+				rep.WriteText(env.Stdout, dir)
 			}
 			if len(rep.Findings) > 0 {
 				return errNegative

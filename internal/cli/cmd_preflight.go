@@ -17,6 +17,7 @@ import (
 	"github.com/rlxp/rlxp/internal/preflight"
 	"github.com/rlxp/rlxp/internal/preflight/builtin"
 	"github.com/rlxp/rlxp/internal/state"
+	"github.com/rlxp/rlxp/internal/workspace"
 )
 
 type preflightOptions struct {
@@ -97,7 +98,7 @@ func runPreflight(ctx context.Context, env *Env, o *preflightOptions, args []str
 	if err != nil {
 		return err
 	}
-	_, e, err := loadExperiment(r, id)
+	_, e, err := workspace.Experiment(r, id)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/propose"
 	"github.com/rlxp/rlxp/internal/state"
+	"github.com/rlxp/rlxp/internal/workspace"
 )
 
 type proposeOptions struct {
@@ -113,18 +114,18 @@ func runPropose(ctx context.Context, env *Env, o *proposeOptions, args []string)
 		}
 		defer lock.Unlock()
 	}
-	l, err := loadContract(r)
+	l, err := workspace.Contract(r)
 	if err != nil {
 		return err
 	}
 	if err := propose.Ready(l, seeds); err != nil {
 		return err
 	}
-	set, err := loadExperiments(r)
+	set, err := workspace.Experiments(r)
 	if err != nil {
 		return err
 	}
-	recs, err := loadRuns(ctx, r)
+	recs, err := workspace.Runs(ctx, r)
 	if err != nil {
 		return err
 	}
@@ -137,7 +138,7 @@ func runPropose(ctx context.Context, env *Env, o *proposeOptions, args []string)
 		if err := res.Record(set, l.Contract.Scope, timestamp(env)); err != nil {
 			return err
 		}
-		if err := saveExperiments(r, set); err != nil {
+		if err := workspace.SaveExperiments(r, set); err != nil {
 			return err
 		}
 		written = true

@@ -14,6 +14,7 @@ import (
 	"github.com/rlxp/rlxp/internal/score"
 	"github.com/rlxp/rlxp/internal/scoring"
 	"github.com/rlxp/rlxp/internal/state"
+	"github.com/rlxp/rlxp/internal/workspace"
 )
 
 type scoreOptions struct {
@@ -110,7 +111,7 @@ func runScore(ctx context.Context, env *Env, o *scoreOptions, args []string) err
 	if err := l.Require("metrics", "evaluation", "baseline"); err != nil {
 		return err
 	}
-	set, err := loadExperiments(r)
+	set, err := workspace.Experiments(r)
 	if err != nil {
 		return err
 	}
@@ -122,7 +123,7 @@ func runScore(ctx context.Context, env *Env, o *scoreOptions, args []string) err
 	if err != nil {
 		return err
 	}
-	recs, err := loadRuns(ctx, r)
+	recs, err := workspace.Runs(ctx, r)
 	if err != nil {
 		return err
 	}

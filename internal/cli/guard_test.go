@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/rlxp/rlxp/internal/guard"
 )
 
 // TestGuardStdin covers what a hook payload on stdin cannot show: a
@@ -21,7 +23,7 @@ func TestGuardStdin(t *testing.T) {
 		t.Errorf("read error: exit %d, stderr %q", code, errb)
 	}
 
-	env, out, errb = testEnv(t, t.TempDir(), `{"tool_name":"Bash","tool_input":{"command":"`+strings.Repeat(" ", maxPayload)+`"}}`, false)
+	env, out, errb = testEnv(t, t.TempDir(), `{"tool_name":"Bash","tool_input":{"command":"`+strings.Repeat(" ", guard.MaxPayload)+`"}}`, false)
 	if code := Main([]string{"guard"}, env); code != 2 || !strings.Contains(errb.String(), "larger than 16 MiB") {
 		t.Errorf("large payload: exit %d, stderr %q", code, errb)
 	}

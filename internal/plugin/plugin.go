@@ -9,6 +9,7 @@ package plugin
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -68,6 +69,23 @@ func (r *Report) Errors() int { return r.count(SeverityError) }
 
 // Warnings counts warning findings.
 func (r *Report) Warnings() int { return r.count(SeverityWarning) }
+
+// WriteText writes the report as text: one line per finding, one per
+// plugin, and a last line counting errors and warnings in dir (as the user
+// named it).
+func (r *Report) WriteText(w io.Writer, dir string) {
+	for _, f := range r.Findings {
+		fmt.Fprintln(w, f.String())
+	}
+	for _, p := range r.Plugins {
+		hooks := "none"
+		if len(p.Hooks) > 0 {
+			hooks = strings.Join(p.Hooks, ", ")
+		}
+		fmt.Fprintf(w, "plugin %s %s: %d skills, %d commands, %d agents, hooks: %s\n", p.Name, p.Version, len(p.Skills), len(p.Commands), len(p.Agents), hooks)
+	}
+	fmt.Fprintf(w, "%s: %d errors, %d warnings\n", dir, r.Errors(), r.Warnings())
+}
 
 func (r *Report) count(s Severity) int {
 	n := 0
