@@ -74,7 +74,7 @@ func Parse(path string, data []byte) (*Adapter, error) {
 // and metric sources in a format rlxp cannot read (found here rather than
 // at scoring time).
 func Check(f *document.File) ([]*document.Error, error) {
-	errs, err := f.Check(schema.Adapter)
+	errs, err := schema.Check(f, schema.Adapter)
 	if err != nil || len(errs) > 0 {
 		return errs, err
 	}

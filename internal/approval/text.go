@@ -1,7 +1,9 @@
 package approval
 
 import (
+	"errors"
 	"fmt"
+	"os/user"
 	"strings"
 
 	"github.com/rlxp/rlxp/internal/plaintext"
@@ -23,4 +25,24 @@ func CheckName(by string) error {
 		return fmt.Errorf("approver name is %d bytes long; at most %d", len(by), maxName)
 	}
 	return plaintext.Check("approver name (--by)", by)
+}
+
+// Approver is the name recorded with an approval or a rejection: by (the
+// --by flag), else the login name ($USER, $LOGNAME, then the user
+// database), checked as CheckName does.
+func Approver(by string, getenv func(string) string) (string, error) {
+	for _, k := range []string{"USER", "LOGNAME"} {
+		if by == "" {
+			by = getenv(k)
+		}
+	}
+	if by == "" {
+		if u, err := user.Current(); err == nil {
+			by = u.Username
+		}
+	}
+	if by == "" {
+		return "", errors.New("cannot tell who is approving: pass --by NAME")
+	}
+	return by, CheckName(by)
 }

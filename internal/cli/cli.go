@@ -68,17 +68,13 @@ type Command struct {
 	Hidden bool
 }
 
-// Name is the command's own name.
+// Name is the command's own name: the last word of its help path.
 func (c *Command) Name() string {
-	words := strings.Fields(c.UsageLine)
-	name := words[0]
-	for _, w := range words[1:] {
-		if strings.ContainsAny(w, "[]<>.|=-") || strings.ToUpper(w) == w {
-			break
-		}
-		name = w
+	path := strings.Fields(helpPath(c))
+	if len(path) == 0 {
+		return "rlxp"
 	}
-	return name
+	return path[len(path)-1]
 }
 
 // commands is the command table, in the order help lists it.

@@ -45,13 +45,7 @@ const (
 )
 
 func (env *Env) color() bool {
-	_, noColor := lookupEnv(env, "NO_COLOR")
-	return env.StdoutTTY && !noColor
-}
-
-func lookupEnv(env *Env, key string) (string, bool) {
-	v := env.Getenv(key)
-	return v, v != ""
+	return env.StdoutTTY && env.Getenv("NO_COLOR") == ""
 }
 
 // paint colours s when colour is on.

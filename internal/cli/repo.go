@@ -2,7 +2,6 @@ package cli
 
 import (
 	"os"
-	"os/user"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -67,32 +66,14 @@ func openContract(env *Env, root string) (*state.Repo, *contract.Loaded, error) 
 	return r, l, nil
 }
 
-// approver is the name recorded with an approval (or a rejection): --by,
-// or else the login name. A name with control characters, or one that is
-// a flag swallowed as the value (--by --version), is a usage error.
+// approver is the name recorded with an approval (or a rejection); a bad
+// or missing one is a usage error.
 func approver(env *Env, by string) (string, error) {
-	if by == "" {
-		by = loginName(env)
-	}
-	if by == "" {
-		return "", usagef("cannot tell who is approving: pass --by NAME")
-	}
-	if err := approval.CheckName(by); err != nil {
+	name, err := approval.Approver(by, env.Getenv)
+	if err != nil {
 		return "", usagef("%v", err)
 	}
-	return by, nil
-}
-
-func loginName(env *Env) string {
-	for _, k := range []string{"USER", "LOGNAME"} {
-		if v := env.Getenv(k); v != "" {
-			return v
-		}
-	}
-	if u, err := user.Current(); err == nil {
-		return u.Username
-	}
-	return ""
+	return name, nil
 }
 
 func timestamp(env *Env) string {

@@ -219,7 +219,7 @@ func Parse(path string, data []byte) (*Loaded, error) {
 		return nil, err
 	}
 	l := &Loaded{File: f}
-	errs, err := f.Check(schema.Contract)
+	errs, err := schema.Check(f, schema.Contract)
 	if err != nil {
 		return nil, err
 	}

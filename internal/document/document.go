@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -15,8 +14,6 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
-
-	"github.com/rlxp/rlxp/internal/schema"
 )
 
 // An Error locates a problem in a state file. It prints on one line as
@@ -217,27 +214,6 @@ func (f *File) Wrap(err error) error {
 		return e
 	}
 	return &Error{Path: f.Path, Msg: firstLine(err.Error())}
-}
-
-// Check validates the document against the named embedded schema. Each
-// violation comes back as a positioned Error, in file order.
-func (f *File) Check(schemaName string) ([]*Error, error) {
-	vs, err := schema.Validate(schemaName, f.Value)
-	if err != nil {
-		return nil, err
-	}
-	errs := make([]*Error, 0, len(vs))
-	for _, v := range vs {
-		l, c := f.Pos(v.Field)
-		errs = append(errs, &Error{Path: f.Path, Line: l, Col: c, Field: strings.Join(v.Field, "."), Msg: v.Message})
-	}
-	sort.SliceStable(errs, func(i, j int) bool {
-		if errs[i].Line != errs[j].Line {
-			return errs[i].Line < errs[j].Line
-		}
-		return errs[i].Col < errs[j].Col
-	})
-	return errs, nil
 }
 
 // Pos returns the line and column of a field: of its key when the field

@@ -97,7 +97,7 @@ func Parse(path string, data []byte) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	errs, err := f.Check(schema.Experiments)
+	errs, err := schema.Check(f, schema.Experiments)
 	if err != nil {
 		return nil, err
 	}

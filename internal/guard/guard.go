@@ -24,7 +24,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rlxp/rlxp/internal/adapter"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
@@ -268,7 +267,7 @@ func LoadPolicy(root string) *Policy {
 		p.note = fmt.Sprintf("cannot read %s: %v", adapterFile, unwrapPath(err))
 		return p
 	}
-	cmds, allow, err := adapter.ParseGuard(adapterFile, data)
+	cmds, allow, err := parseAdapter(adapterFile, data)
 	if err != nil {
 		p.note = err.Error()
 		return p

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rlxp/rlxp/internal/document"
 	"github.com/xeipuuv/gojsonschema"
 )
 
@@ -119,4 +120,25 @@ func violation(re gojsonschema.ResultError) Violation {
 		msg = strings.ToLower(msg[:1]) + msg[1:]
 	}
 	return Violation{field, msg}
+}
+
+// Check validates a parsed document against the named schema. Each
+// violation comes back as an error positioned in the file, in file order.
+func Check(f *document.File, name string) ([]*document.Error, error) {
+	vs, err := Validate(name, f.Value)
+	if err != nil {
+		return nil, err
+	}
+	errs := make([]*document.Error, 0, len(vs))
+	for _, v := range vs {
+		l, c := f.Pos(v.Field)
+		errs = append(errs, &document.Error{Path: f.Path, Line: l, Col: c, Field: strings.Join(v.Field, "."), Msg: v.Message})
+	}
+	sort.SliceStable(errs, func(i, j int) bool {
+		if errs[i].Line != errs[j].Line {
+			return errs[i].Line < errs[j].Line
+		}
+		return errs[i].Col < errs[j].Col
+	})
+	return errs, nil
 }

@@ -1,4 +1,4 @@
-package adapter
+package guard
 
 import (
 	"fmt"
@@ -7,22 +7,12 @@ import (
 	"github.com/rlxp/rlxp/internal/document"
 )
 
-// ParseCommands reads only the commands section of adapter.yaml, without
-// the schema check that Parse makes: the guard hook runs before every shell
-// command an agent issues and needs nothing else from the file. A syntax
-// error, or a commands section that is not a mapping of names to strings,
-// is an error naming the file, line and field.
-func ParseCommands(path string, data []byte) (map[string]string, error) {
-	f, err := document.Parse(path, data)
-	if err != nil {
-		return nil, err
-	}
-	return commands(path, f)
-}
-
-// ParseGuard reads what the guard needs of adapter.yaml in one parse: the
-// commands (as ParseCommands) and guard.allow.
-func ParseGuard(path string, data []byte) (map[string]string, []string, error) {
+// parseAdapter reads what the guard needs of adapter.yaml in one parse,
+// without the schema check that adapter.Parse makes (the hook runs before
+// every tool call): the commands section and guard.allow. A syntax error,
+// or either section in the wrong shape, is an error naming the file, line
+// and field.
+func parseAdapter(path string, data []byte) (map[string]string, []string, error) {
 	f, err := document.Parse(path, data)
 	if err != nil {
 		return nil, nil, err

@@ -1,4 +1,4 @@
-package adapter
+package guard
 
 import (
 	"strings"
@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestParseCommands(t *testing.T) {
+func TestParseAdapterCommands(t *testing.T) {
 	for _, tc := range []struct {
 		name, src string
 		want      map[string]string
@@ -26,7 +26,7 @@ func TestParseCommands(t *testing.T) {
 		{"empty file", "", nil, "a.yaml: file is empty"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := ParseCommands("a.yaml", []byte(tc.src))
+			got, _, err := parseAdapter("a.yaml", []byte(tc.src))
 			if tc.err != "" {
 				if err == nil || !strings.HasPrefix(err.Error(), tc.err) {
 					t.Fatalf("error = %v, want one starting %q", err, tc.err)
