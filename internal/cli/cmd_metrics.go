@@ -1,17 +1,8 @@
 package cli
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	iofs "io/fs"
-	"math"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -25,39 +16,28 @@ func newMetricsCmd() *Command {
 		UsageLine: "rlxp metrics <subcommand>",
 		Short:     "show what metric files hold",
 		Long: `Metrics reads metric files the way scoring does, so that metric names in
-the contract come from evidence, not guesses. Formats: ` + formatList() + `.
+the contract come from evidence, not guesses. Formats: ` + metrics.FormatList() + `.
 The format is detected from the name and content; --format overrides it.`,
 		Commands: []*Command{newMetricsInspectCmd(), newMetricsSeriesCmd()},
 	}
 }
 
-func formatList() string {
-	var names []string
-	for _, f := range metrics.Formats() {
-		names = append(names, string(f))
-	}
-	return strings.Join(names, ", ")
-}
-
 type metricsOptions struct {
-	format string
-	tag    string
-	json   bool
+	format, tag string
+	json        bool
 }
 
 func addFormatFlag(fs *pflag.FlagSet, v *string) {
-	fs.StringVar(v, "format", "", "read as `FORMAT` instead of detecting it ("+formatList()+")")
+	fs.StringVar(v, "format", "", "read as `FORMAT` instead of detecting it ("+metrics.FormatList()+")")
 }
 
-func parseFormatFlag(s string) (metrics.Format, error) {
-	if s == "" {
-		return "", nil
+func parseFormatFlag(s string) (f metrics.Format, err error) {
+	if s != "" {
+		if f, err = metrics.ParseFormat(s); err != nil {
+			err = &UsageError{Err: err}
+		}
 	}
-	f, err := metrics.ParseFormat(s)
-	if err != nil {
-		return "", &UsageError{Err: err}
-	}
-	return f, nil
+	return f, err
 }
 
 func newMetricsInspectCmd() *Command {
@@ -95,188 +75,32 @@ EXIT STATUS
 			if err != nil {
 				return err
 			}
-			targets, err := inspectTargets(env, args, format)
+			targets, err := metrics.Targets(args, func(a string) string { return resolve(env, a) }, format)
 			if err != nil {
 				return err
 			}
-			var bar *progress.Bar
+			var bar *progress.Bar // nil, counting nothing, for JSON or off a terminal
 			if !o.json {
-				bar = progress.Bytes(env.Stderr, targetBytes(targets), "reading")
+				bar = progress.Bytes(env.Stderr, metrics.TargetBytes(targets), "reading")
 			}
-			files := make([]inspectedFile, 0, len(targets))
-			failed := 0
-			for _, t := range targets {
-				f := inspectFile(t, bar)
-				if f.Error != "" {
-					failed++
-				}
-				files = append(files, f)
-			}
+			in := metrics.InspectTargets(targets, bar)
 			bar.Finish()
 			if o.json {
-				if err := writeJSON(env.Stdout, struct {
-					Schema string          `json:"schema"`
-					Files  []inspectedFile `json:"files"`
-				}{"rlxp.metrics-inspect/v1", files}); err != nil {
+				if err := writeJSON(env.Stdout, in); err != nil {
 					return err
 				}
 			} else {
-				var rows [][]string
-				for _, f := range files {
-					for _, t := range f.Tags {
-						rows = append(rows, []string{f.Path, string(f.Format), t.Tag, strconv.FormatInt(t.Points, 10),
-							strconv.FormatInt(t.FirstStep, 10) + ".." + strconv.FormatInt(t.LastStep, 10), t.LastText})
-					}
-				}
-				printTable(env, []string{"FILE", "FORMAT", "TAG", "POINTS", "STEPS", "LAST"}, rows)
-				for _, f := range files {
-					for _, n := range f.Notes {
-						fmt.Fprintf(env.Stderr, "rlxp: note: %s: %s\n", f.Path, n)
-					}
+				printTable(env, metrics.TableHeader(), in.Rows())
+				for _, n := range in.Notes() {
+					fmt.Fprintf(env.Stderr, "rlxp: note: %s\n", n)
 				}
 			}
-			if failed == 0 {
-				return nil
+			for _, e := range in.Failures() {
+				fmt.Fprintf(env.Stderr, "rlxp: %s\n", oneLine(e))
 			}
-			if len(files) == 1 {
-				return errors.New(files[0].Error)
-			}
-			for _, f := range files {
-				if f.Error != "" {
-					fmt.Fprintf(env.Stderr, "rlxp: %s\n", oneLine(f.Error))
-				}
-			}
-			return fmt.Errorf("%d of %d metric files could not be read", failed, len(files))
+			return in.Err()
 		},
 	}
-}
-
-// An inspectTarget is one file to read, named as the user knows it.
-type inspectTarget struct {
-	path, shown string
-	format      metrics.Format
-	err         error // found, but refused before reading
-}
-
-// inspectTargets expands directories that are not MLflow runs into the
-// metric files in them.
-func inspectTargets(env *Env, args []string, format metrics.Format) ([]inspectTarget, error) {
-	var out []inspectTarget
-	for _, a := range args {
-		path := resolve(env, a)
-		if format == "" && metrics.IsDir(path) {
-			found, err := metrics.FindSources(path)
-			if err != nil {
-				return nil, fmt.Errorf("search %s: %w", a, err)
-			}
-			if len(found) == 0 {
-				out = append(out, inspectTarget{path: path, shown: a, err: fmt.Errorf("%s: a directory with no metric files", a)})
-			}
-			for _, s := range found {
-				rel, err := filepath.Rel(path, s.Path)
-				if err != nil {
-					rel = s.Path
-				}
-				out = append(out, inspectTarget{path: s.Path, shown: filepath.Join(a, rel), format: s.Format, err: s.Err})
-			}
-			continue
-		}
-		out = append(out, inspectTarget{path: path, shown: a, format: format})
-	}
-	return out, nil
-}
-
-// targetBytes is the size of what inspect will read, for its progress
-// bar; directories count what their files hold.
-func targetBytes(ts []inspectTarget) int64 {
-	var n int64
-	for _, t := range ts {
-		st, err := os.Stat(t.path)
-		if err != nil {
-			continue
-		}
-		if !st.IsDir() {
-			n += st.Size()
-			continue
-		}
-		filepath.WalkDir(t.path, func(p string, d iofs.DirEntry, err error) error {
-			if err == nil && d.Type().IsRegular() {
-				if info, err := d.Info(); err == nil {
-					n += info.Size()
-				}
-			}
-			return nil
-		})
-	}
-	return n
-}
-
-// barCounter counts the bytes a read reports on a progress bar.
-type barCounter struct{ *progress.Bar }
-
-func (b barCounter) BytesRead(n int64) { b.Add(n) }
-
-type inspectedTag struct {
-	Tag       string   `json:"tag"`
-	Points    int64    `json:"points"`
-	FirstStep int64    `json:"first_step"`
-	LastStep  int64    `json:"last_step"`
-	Last      *float64 `json:"last"` // null when not finite; see last_text
-	LastText  string   `json:"last_text"`
-	NonFinite int64    `json:"non_finite"`
-}
-
-type inspectedFile struct {
-	Path   string         `json:"path"`
-	Format metrics.Format `json:"format,omitempty"`
-	Points int64          `json:"points"`
-	Notes  []string       `json:"notes,omitempty"`
-	Tags   []inspectedTag `json:"tags"`
-	Error  string         `json:"error,omitempty"`
-}
-
-// readMetrics reads the file at path, with errors that name it as shown,
-// the way the user knows it.
-func readMetrics(path, shown string, format metrics.Format, sink metrics.Sink) (metrics.Info, error) {
-	info, err := metrics.Read(path, format, sink)
-	return info, namedAs(err, shown)
-}
-
-// namedAs names a metric file in err the way the user knows it.
-func namedAs(err error, shown string) error {
-	var me *metrics.Error
-	if errors.As(err, &me) {
-		me.Path = shown
-	}
-	return err
-}
-
-func inspectFile(t inspectTarget, bar *progress.Bar) inspectedFile {
-	f := inspectedFile{Path: t.shown, Format: t.format, Tags: []inspectedTag{}}
-	if t.err != nil {
-		f.Error = namedAs(t.err, t.shown).Error()
-		return f
-	}
-	var counter metrics.ByteCounter
-	if bar != nil {
-		counter = barCounter{bar}
-	}
-	s, err := metrics.Inspect(t.path, t.format, counter)
-	if err != nil {
-		f.Error = namedAs(err, t.shown).Error()
-		return f
-	}
-	f.Format, f.Points, f.Notes = s.Format, s.Points, s.Notes
-	for _, tag := range s.Tags {
-		it := inspectedTag{Tag: tag.Tag, Points: tag.Points, FirstStep: tag.FirstStep, LastStep: tag.LastStep,
-			LastText: strconv.FormatFloat(tag.Last, 'g', -1, 64), NonFinite: tag.NonFinite}
-		if !math.IsNaN(tag.Last) && !math.IsInf(tag.Last, 0) {
-			v := tag.Last
-			it.Last = &v
-		}
-		f.Tags = append(f.Tags, it)
-	}
-	return f
 }
 
 func newMetricsSeriesCmd() *Command {
@@ -308,73 +132,16 @@ EXIT STATUS
 			if err != nil {
 				return err
 			}
-			w := bufio.NewWriterSize(env.Stdout, 64<<10)
-			defer w.Flush()
-			s := &seriesSink{tag: o.tag, json: o.json, w: w, seen: score.NewCollector()}
+			s := &metrics.SeriesWriter{Tag: o.tag, JSON: o.json, Seen: score.NewCollector()}
+			path := resolve(env, args[0])
 			if !o.json && !env.StdoutTTY {
 				// Points stream to a file or pipe: the terminal shows how
 				// far the read has come.
-				s.bar = progress.Bytes(env.Stderr, targetBytes([]inspectTarget{{path: resolve(env, args[0])}}), "reading")
-				defer s.bar.Finish()
+				bar := progress.Bytes(env.Stderr, metrics.TargetBytes([]metrics.Target{{Path: path}}), "reading")
+				defer bar.Finish()
+				s.Progress = bar
 			}
-			if o.json {
-				fmt.Fprintf(w, "{\n  \"schema\": \"rlxp.metrics-series/v1\",\n  \"path\": %s,\n  \"tag\": %s,\n  \"points\": [", jsonString(args[0]), jsonString(o.tag))
-			}
-			info, err := readMetrics(resolve(env, args[0]), args[0], format, s)
-			if err != nil {
-				return err
-			}
-			if s.n == 0 {
-				w.Reset(env.Stdout) // drop the partial JSON
-				if closest := s.seen.Closest(o.tag); len(closest) > 0 {
-					return fmt.Errorf("%s: no tag %q (closest: %s)", args[0], o.tag, strings.Join(closest, ", "))
-				}
-				return fmt.Errorf("%s: no tag %q (the file has no tags)", args[0], o.tag)
-			}
-			if o.json {
-				fmt.Fprintf(w, "\n  ],\n  \"format\": %s\n}\n", jsonString(string(info.Format)))
-			}
-			return nil
+			return s.Write(env.Stdout, path, args[0], format)
 		},
 	}
-}
-
-// seriesSink writes the wanted tag's points as they arrive.
-type seriesSink struct {
-	tag  string
-	json bool
-	w    *bufio.Writer
-	n    int64
-	seen *score.Collector
-	bar  *progress.Bar
-}
-
-func (s *seriesSink) BytesRead(n int64) { s.bar.Add(n) }
-
-func (s *seriesSink) Want(tag string) bool {
-	s.seen.Want(tag)
-	return tag == s.tag
-}
-
-func (s *seriesSink) Point(tag string, p metrics.Point) error {
-	s.n++
-	v := strconv.FormatFloat(p.Value, 'g', -1, 64)
-	if !s.json {
-		_, err := fmt.Fprintf(s.w, "%d\t%s\t%s\n", p.Step, strconv.FormatFloat(p.WallTime, 'f', -1, 64), v)
-		return err
-	}
-	if math.IsNaN(p.Value) || math.IsInf(p.Value, 0) {
-		v = jsonString(v) // JSON has no NaN: keep it visible as a string
-	}
-	sep := ","
-	if s.n == 1 {
-		sep = ""
-	}
-	_, err := fmt.Fprintf(s.w, "%s\n    {\"step\": %d, \"wall_time\": %s, \"value\": %s}", sep, p.Step, strconv.FormatFloat(p.WallTime, 'f', -1, 64), v)
-	return err
-}
-
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }

@@ -3,28 +3,20 @@ package cli
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/spf13/pflag"
 
-	"github.com/rlxp/rlxp/internal/adapter"
 	"github.com/rlxp/rlxp/internal/digest"
-	"github.com/rlxp/rlxp/internal/ledger"
 	"github.com/rlxp/rlxp/internal/progress"
-	"github.com/rlxp/rlxp/internal/score"
 	"github.com/rlxp/rlxp/internal/scoring"
 	"github.com/rlxp/rlxp/internal/state"
 	"github.com/rlxp/rlxp/internal/workspace"
 )
 
 type scoreOptions struct {
-	root    string
-	runDir  string
-	sources []string
-	format  string
-	dryRun  bool
-	partial bool
-	json    bool
+	root, runDir, format  string
+	sources               []string
+	dryRun, partial, json bool
 }
 
 func newScoreCmd() *Command {
@@ -63,11 +55,10 @@ directory): a device, a pipe or a socket is refused.
 The entry, with every source file's format, sha256, point count and
 whether an rlxp launch produced it, each seed's run id, how it ended and
 its plan digest, the contract and config digests and the git commit, is
-appended to .rlxp/ledger.jsonl under the lock. Digests of unchanged files,
-and the aggregates read from them, are remembered in
-$XDG_CACHE_HOME/rlxp/digests (by device, inode, size and modification and
-change times), so a re-score of unchanged files reads none of them; a
-changed file is always read and hashed again.
+appended to .rlxp/ledger.jsonl under the lock. Digests and aggregates of
+unchanged files are remembered in $XDG_CACHE_HOME/rlxp/digests (by device,
+inode, size, modification and change times): a re-score reads none of
+them again, a changed file is always read and hashed again.
 
 EXIT STATUS
   0  scored: baseline, improved or inconclusive
@@ -96,30 +87,15 @@ func runScore(ctx context.Context, env *Env, o *scoreOptions, args []string) err
 	if err != nil {
 		return err
 	}
-	overrides := map[string]string{}
-	for _, s := range o.sources {
-		name, path, ok := strings.Cut(s, "=")
-		if !ok || name == "" || path == "" {
-			return usagef("invalid --source %q: want NAME=TEMPLATE", s)
-		}
-		overrides[name] = path
-	}
 	r, l, err := openContract(env, o.root)
 	if err != nil {
-		return err
-	}
-	if err := l.Require("metrics", "evaluation", "baseline"); err != nil {
 		return err
 	}
 	set, err := workspace.Experiments(r)
 	if err != nil {
 		return err
 	}
-	data, err := r.Read(state.Adapter)
-	if err != nil {
-		return err
-	}
-	ad, err := adapter.Parse(r.Show(state.Adapter), data)
+	ad, err := loadAdapter(r)
 	if err != nil {
 		return err
 	}
@@ -129,10 +105,8 @@ func runScore(ctx context.Context, env *Env, o *scoreOptions, args []string) err
 	}
 	spec := scoring.Spec{
 		Repo: r, Contract: l, Experiments: set, Experiment: id, Adapter: ad,
-		RunDir: o.runDir, Sources: overrides, Format: format, Runs: recs, Partial: o.partial,
-	}
-	if dir := digest.DefaultDir(env.Getenv); dir != "" {
-		spec.Cache = digest.Open(dir)
+		RunDir: o.runDir, Sources: o.sources, Format: format, Runs: recs, Partial: o.partial,
+		Cache: digest.OpenDefault(env.Getenv),
 	}
 	var bar *progress.Bar
 	defer func() { bar.Finish() }()
@@ -143,48 +117,35 @@ func runScore(ctx context.Context, env *Env, o *scoreOptions, args []string) err
 		}
 	}
 	scored, err := scoring.Read(ctx, spec)
-	var ue *scoring.UsageError
-	if errors.As(err, &ue) {
+	if ue := (*scoring.UsageError)(nil); errors.As(err, &ue) {
 		return &UsageError{Err: ue.Err}
-	}
-	if err != nil {
+	} else if err != nil {
 		return err
 	}
-
-	var appended *ledger.Entry
 	lock, err := lockRepo(env, r)
 	if err != nil {
 		return err
 	}
 	defer lock.Unlock()
-	entries, err := ledger.ReadAll(r.Path(state.Ledger))
+	body, appended, err := scoring.Record(r.Path(state.Ledger), scored, o.dryRun, env.Now())
 	if err != nil {
 		return err
-	}
-	body := scored.Judge(entries)
-	if !o.dryRun {
-		e, err := ledger.Append(r.Path(state.Ledger), body, env.Now())
-		if err != nil {
-			return err
-		}
-		appended = &e
 	}
 	for _, w := range body.Warnings {
 		warnf(env, "%s", w)
 	}
 	if o.json {
-		out := map[string]any{"schema": "rlxp.score/v1", "dry_run": o.dryRun, "result": body}
-		if appended != nil {
-			out["ledger"] = map[string]any{"seq": appended.Seq, "hash": appended.Hash}
-		}
-		if err := writeJSON(env.Stdout, out); err != nil {
+		if err := writeJSON(env.Stdout, scoring.JSON(body, appended, o.dryRun)); err != nil {
 			return err
 		}
 	} else {
-		printScore(env, body, appended)
+		colors := map[string]string{"good": green, "bad": red, "unsure": yellow}
+		scoring.Text{
+			Table: func(header []string, rows [][]string) { printTable(env, header, rows) },
+			Paint: func(sense, word string) string { return env.paint(colors[sense], word) },
+		}.Write(env.Stdout, body, appended)
 	}
-	switch body.Verdict {
-	case score.Regressed, score.GuardrailViolated, score.Invalid:
+	if body.Negative() {
 		return errNegative
 	}
 	return nil

@@ -51,6 +51,15 @@ func DefaultDir(getenv func(string) string) string {
 	return ""
 }
 
+// OpenDefault opens the user's cache in DefaultDir; nil (remembering
+// nothing) when there is none.
+func OpenDefault(getenv func(string) string) *Cache {
+	if dir := DefaultDir(getenv); dir != "" {
+		return Open(dir)
+	}
+	return nil
+}
+
 // File hashes the regular file at path, counting each byte read on
 // counted (which may be nil); a cache hit reads nothing.
 func (c *Cache) File(path string, counted io.Writer) (string, error) {

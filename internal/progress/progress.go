@@ -95,6 +95,9 @@ func (b *Bar) Add(n int64) {
 	_ = b.bar.Set64(done)
 }
 
+// BytesRead counts n bytes done, for readers that report what they read.
+func (b *Bar) BytesRead(n int64) { b.Add(n) }
+
 // Done is how many units were counted.
 func (b *Bar) Done() int64 {
 	if b == nil {

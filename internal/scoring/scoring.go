@@ -38,8 +38,9 @@ type Spec struct {
 	// RunDir, when set, is a template with {experiment} and {seed} that
 	// names each seed's run directory instead of its run record.
 	RunDir string
-	// Sources override adapter.yaml's source paths by name.
-	Sources map[string]string
+	// Sources override adapter.yaml's source paths: NAME=TEMPLATE each,
+	// as --source gives them.
+	Sources []string
 	Format  metrics.Format
 	// Runs are the run records (Slurm ones refreshed by the caller).
 	Runs []runs.Record
@@ -130,13 +131,20 @@ type Scored struct {
 
 // Read finds every seed's run and sources and reads them.
 func Read(ctx context.Context, s Spec) (*Scored, error) {
+	if err := s.Contract.Require("metrics", "evaluation", "baseline"); err != nil {
+		return nil, err
+	}
 	c := s.Contract.Contract
 	id := s.Experiment
+	overrides, err := parseSources(s.Sources)
+	if err != nil {
+		return nil, &UsageError{Err: err}
+	}
 	exp, err := experimentOf(s.Experiments, c, id)
 	if err != nil {
 		return nil, err
 	}
-	sources, err := metricSources(s.Adapter, s.Sources)
+	sources, err := metricSources(s.Adapter, overrides)
 	if err != nil {
 		return nil, err
 	}
