@@ -7,9 +7,11 @@ import (
 	"os/exec"
 )
 
-// Without process groups only the command itself can be killed.
-func setGroup(*exec.Cmd) {}
+// SetGroup does nothing: without process groups only the command itself
+// can be killed.
+func SetGroup(*exec.Cmd) {}
 
-func killGroup(p *os.Process) { _ = p.Kill() }
+// KillGroup kills the command itself.
+func KillGroup(p *os.Process) { _ = p.Kill() }
 
 func signalOf(*os.ProcessState) string { return "" }

@@ -8,14 +8,16 @@ import (
 	"syscall"
 )
 
-func setGroup(cmd *exec.Cmd) {
+// SetGroup starts cmd in a process group of its own, so KillGroup ends
+// whatever it started too.
+func SetGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 }
 
-// killGroup kills the process group led by p. SIGKILL, not SIGTERM: a
+// KillGroup kills the process group led by p. SIGKILL, not SIGTERM: a
 // preflight holds nothing worth a graceful shutdown. Errors mean the group
 // is already gone.
-func killGroup(p *os.Process) {
+func KillGroup(p *os.Process) {
 	_ = syscall.Kill(-p.Pid, syscall.SIGKILL)
 }
 

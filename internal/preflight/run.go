@@ -66,7 +66,7 @@ func Run(ctx context.Context, dir, command string, env []string, timeout time.Du
 	// One *os.File for both streams: the child writes to a single pipe, so
 	// stdout and stderr lines keep their order.
 	cmd.Stdout, cmd.Stderr = pw, pw
-	setGroup(cmd)
+	SetGroup(cmd)
 	start := time.Now()
 	err = cmd.Start()
 	pw.Close()
@@ -101,15 +101,15 @@ func Run(ctx context.Context, dir, command string, env []string, timeout time.Du
 	case waitErr = <-waitDone:
 	case <-expired:
 		o.TimedOut = true
-		killGroup(cmd.Process)
+		KillGroup(cmd.Process)
 		waitErr = <-waitDone
 	case <-ctx.Done():
 		o.Canceled = true
-		killGroup(cmd.Process)
+		KillGroup(cmd.Process)
 		waitErr = <-waitDone
 	}
 	o.Duration = time.Since(start)
-	killGroup(cmd.Process)
+	KillGroup(cmd.Process)
 	if err := pr.SetReadDeadline(time.Now().Add(drainGrace)); err != nil {
 		// Without deadlines, closing the pipe is what ends the read.
 		select {

@@ -68,6 +68,9 @@ type Input struct {
 	Live bool
 	// Env is the environment the run would get.
 	Env []string
+	// AskTimeout bounds one run of a program for --help or --cfg job
+	// (0: eight seconds).
+	AskTimeout time.Duration
 }
 
 // A Target is the preflight's view of the run, shared by the rules.
@@ -81,6 +84,9 @@ type Target struct {
 	// not be read.
 	ConfigKeys []string
 	configErr  error
+	// help and composed are, by entry, what the program said of itself
+	// when asked (nil: not asked).
+	help, composed []*Answer
 }
 
 // A Program is what the static reading of one entry point found.
@@ -148,6 +154,7 @@ func Run(ctx context.Context, in Input, profiles ...Profile) (Report, error) {
 	}
 	t.readPrograms(ctx)
 	t.readConfig()
+	t.askPrograms(ctx)
 	rules := Rules()
 	for _, p := range profiles {
 		if p.Matches(t) {

@@ -23,8 +23,10 @@ type Entry struct {
 	Call *Call
 	// Interpreter runs it ("" means the runtime's declared one).
 	Interpreter string
-	// Script is the program's file, relative to the repo root.
+	// Script is the program's file, relative to the repo root, and Module
+	// the module name when it runs as "python -m".
 	Script string
+	Module string
 	// Args are the program's own arguments.
 	Args []string
 	// Launcher names what started it (torchrun, accelerate, deepspeed) and
@@ -146,7 +148,7 @@ func pythonEntry(root string, c *Call, args []string) (Entry, bool) {
 				l.Interpreter = args[0]
 				return l, ok
 			}
-			e.Script = moduleFile(root, mod)
+			e.Script, e.Module = moduleFile(root, mod), mod
 			e.Args = args[i+2:]
 			return e, e.Script != ""
 		case a == "-c":

@@ -38,7 +38,7 @@ func TestEntries(t *testing.T) {
 		want []Entry
 	}{
 		{"python3 -u train.py --lr 0.1 --seed 0", []Entry{{Interpreter: "python3", Script: "train.py", Args: []string{"--lr", "0.1", "--seed", "0"}}}},
-		{"python -m pkg.trainer.run --x=1", []Entry{{Interpreter: "python", Script: "pkg/trainer/run.py", Args: []string{"--x=1"}}}},
+		{"python -m pkg.trainer.run --x=1", []Entry{{Interpreter: "python", Script: "pkg/trainer/run.py", Module: "pkg.trainer.run", Args: []string{"--x=1"}}}},
 		{"CUDA_VISIBLE_DEVICES=0,1 torchrun --standalone --nproc_per_node=2 train.py --lr 1", []Entry{{Script: "train.py", Args: []string{"--lr", "1"}, Launcher: "torchrun", NProc: 2}}},
 		{"python3 -m torch.distributed.run --nproc-per-node 8 train.py", []Entry{{Interpreter: "python3", Script: "train.py", Args: []string{}, Launcher: "torchrun", NProc: 8}}},
 		{"accelerate launch --config_file accel.yaml train.py", []Entry{{Script: "train.py", Args: []string{}, Launcher: "accelerate", NProc: 4}}},

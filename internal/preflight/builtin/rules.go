@@ -115,37 +115,56 @@ func (t *Target) python(e Entry) string {
 }
 
 // optionsRule checks the command's long options against those the
-// program's parsers define and its runner names.
+// program's parsers define and its runner names: read from the parser
+// definitions, or, where those do not name an option, from the program's
+// --help.
 func optionsRule(t *Target) []Finding {
 	var fs []Finding
-	for _, e := range t.Entries {
+	for i, e := range t.Entries {
 		p := t.program(e)
 		if p == nil || !p.Compiles {
 			continue
 		}
 		accepted := append(slices.Clone(p.Options), e.RunnerOptions...)
-		if len(p.Options) == 0 {
+		source := strings.Join(p.Parsers, ", ") + ", read from its parser definitions"
+		if h := t.help[i]; h != nil && h.Err == "" {
+			accepted = append(slices.Clone(h.Options), e.RunnerOptions...)
+			source = h.Format + ", from its --help"
+		} else if h != nil {
+			source += "; " + h.Err
+		}
+		if len(accepted) == len(e.RunnerOptions) {
 			if slices.Contains(p.Parsers, "hydra") || slices.Contains(p.Parsers, "omegaconf") {
 				continue // key=value overrides, read by the overrides rule
 			}
 			if len(optionsOf(e.Args)) > 0 {
-				fs = append(fs, skip("%s defines no options rlxp can read (no argparse, click or absl definitions): its options are not checked", e.Script))
+				why := ""
+				if h := t.help[i]; h != nil {
+					why = "; " + h.Err
+				}
+				fs = append(fs, skip("%s defines no options rlxp can read (no argparse, click or absl definitions%s): its options are not checked", e.Script, why))
 			}
 			continue
 		}
 		bad := 0
 		for _, o := range optionsOf(e.Args) {
-			if slices.Contains(accepted, o) || (strings.HasPrefix(o, "--no-") && slices.Contains(accepted, "--"+o[5:])) {
+			if accepts(accepted, o) {
 				continue
 			}
 			bad++
-			fs = append(fs, fatal("option %s is not read by %s (closest accepted: %s)", o, e.Script, closest(o, accepted)))
+			fs = append(fs, fatal("option %s is not read by %s (closest accepted: %s; %s)", o, e.Script, closest(o, accepted), source))
 		}
 		if bad == 0 {
-			fs = append(fs, ok("every option given to %s is one it reads (%s)", e.Script, strings.Join(p.Parsers, ", ")))
+			fs = append(fs, ok("every option given to %s is one it reads (%s)", e.Script, source))
 		}
 	}
 	return fs
+}
+
+// accepts says whether option o is among the accepted ones, a --no-x
+// being the negation of --x.
+func accepts(accepted []string, o string) bool {
+	return slices.Contains(accepted, o) || (strings.HasPrefix(o, "--no-") && slices.Contains(accepted, "--"+o[5:]))
 }
 
 // optionsOf are the long options among a program's arguments.
@@ -172,7 +191,7 @@ func overridesRule(t *Target) []Finding {
 		setOpt = f[0]
 	}
 	var fs []Finding
-	for _, e := range t.Entries {
+	for i, e := range t.Entries {
 		p := t.program(e)
 		dotlist := p != nil && (slices.Contains(p.Parsers, "hydra") || slices.Contains(p.Parsers, "omegaconf"))
 		var keys []string
@@ -197,7 +216,7 @@ func overridesRule(t *Target) []Finding {
 		if len(keys) == 0 {
 			continue
 		}
-		cfgKeys, cfg, err := t.configFor(p)
+		cfgKeys, cfg, err := t.configFor(p, t.composed[i])
 		if err != nil {
 			fs = append(fs, skip("overrides %s not checked: %v", strings.Join(keys, ", "), err))
 			continue
@@ -216,9 +235,13 @@ func overridesRule(t *Target) []Finding {
 	return fs
 }
 
-// configFor is the config a program's overrides apply to: a Hydra main's
-// own config, or the adapter's.
-func (t *Target) configFor(p *Program) ([]string, string, error) {
+// configFor is the config a program's overrides apply to: the one a Hydra
+// main composes (its --cfg job, or else its primary config file), or the
+// adapter's.
+func (t *Target) configFor(p *Program, composed *Answer) ([]string, string, error) {
+	if composed != nil && composed.Err == "" {
+		return composed.Keys, "the config " + filepath.Base(p.Script) + " composes (--cfg job)", nil
+	}
 	if p != nil && p.Hydra != nil && p.Hydra.ConfigName != "" {
 		rel, _ := filepath.Rel(t.Root, p.Hydra.ConfigPath)
 		name := filepath.Join(rel, strings.TrimSuffix(p.Hydra.ConfigName, ".yaml")+".yaml")
@@ -226,6 +249,9 @@ func (t *Target) configFor(p *Program) ([]string, string, error) {
 		sub.readConfig()
 		if sub.configErr != nil {
 			return nil, name, sub.configErr
+		}
+		if composed != nil {
+			name += " (" + composed.Err + ")"
 		}
 		return sub.ConfigKeys, name, nil
 	}

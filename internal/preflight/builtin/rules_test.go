@@ -39,7 +39,7 @@ func TestRunRules(t *testing.T) {
 			in:    Input{Command: "torchrun --nproc_per_node=4 train.py --seed 10000", Seed: 10000, HeldOut: []int{10000, 10001}, GPUsPerRun: 2},
 			rules: []string{"seed", "gpus", "options"},
 			want: []Finding{
-				{Level: preflight.OK, Rule: "options", Message: "every option given to train.py is one it reads (argparse)"},
+				{Level: preflight.OK, Rule: "options", Message: "every option given to train.py is one it reads (argparse, read from its parser definitions)"},
 				{Level: preflight.Fatal, Rule: "seed", Message: "seed 10000 is one of the held-out evaluation seeds [10000 10001]"},
 				{Level: preflight.Fatal, Rule: "gpus", Message: "torchrun asks for 4 processes (one per GPU); the contract approves 2 GPUs per run"},
 			},
