@@ -120,9 +120,6 @@ type Input struct {
 	// Timeout bounds the repo's preflight.
 	Timeout time.Duration
 	Host    probe.Host
-	// Builtin runs rlxp's own preflight for one seed; nil when there is
-	// none to run.
-	Builtin func(ctx context.Context, seed int) (Preflight, error)
 	// PlanChanges are every way what the experiment would run differs
 	// from what its approval pinned (pin.Stale).
 	PlanChanges []string
@@ -150,10 +147,18 @@ type Checked struct {
 	Seeds []int
 }
 
-// Evaluate answers check. The error is for state that cannot be read;
-// everything about the run itself is a row.
+// Evaluate answers check. The error is for state that cannot be read, or
+// a seed asked that the experiment does not run (a *SeedError); everything
+// about the run itself is a row.
 func Evaluate(ctx context.Context, in Input) (*Checked, error) {
 	l, e := in.Contract, in.Experiment
+	asked := in.Seeds
+	if in.Seed >= 0 {
+		asked = append(slices.Clone(asked), in.Seed)
+	}
+	if s, ok := unknownSeed(e, asked); ok {
+		return nil, &SeedError{Seed: s, Experiment: e}
+	}
 	spend, err := budget.Sum(in.Runs, l.Contract.Budget.MaxRunWallClock.Value())
 	if err != nil {
 		return nil, err
@@ -182,7 +187,7 @@ func Evaluate(ctx context.Context, in Input) (*Checked, error) {
 		seed = c.Seeds[0]
 	}
 	src := launch.Source{Adapter: in.Adapter, AdapterFile: in.Repo.Show(state.Adapter), Experiment: e, RunDir: in.RunDir}
-	checkPreflight(ctx, in, src, seed, res)
+	checkPreflight(ctx, in, src, seed, len(c.Seeds), res)
 	c.FreeGPUs = checkLive(ctx, in, res)
 	plan, err := src.Commands(c.Seeds)
 	if err != nil {
@@ -216,9 +221,19 @@ func Seeds(recs []runs.Record, e *experiment.Experiment, asked []int) []int {
 	return seeds
 }
 
-// UnknownSeed returns the first asked seed the experiment does not run,
+// A SeedError is a seed asked of an experiment that does not run it.
+type SeedError struct {
+	Seed       int
+	Experiment *experiment.Experiment
+}
+
+func (e *SeedError) Error() string {
+	return fmt.Sprintf("--seed %d: experiment %s runs seeds %v", e.Seed, e.Experiment.ID, e.Experiment.Seeds)
+}
+
+// unknownSeed returns the first asked seed the experiment does not run,
 // and whether there is one.
-func UnknownSeed(e *experiment.Experiment, asked []int) (int, bool) {
+func unknownSeed(e *experiment.Experiment, asked []int) (int, bool) {
 	for _, s := range asked {
 		if !slices.Contains(e.Seeds, s) {
 			return s, true

@@ -20,51 +20,31 @@ import (
 )
 
 type checkOptions struct {
-	root    string
-	seeds   []int // the seeds to launch; empty: those without a finished run
-	seed    int
-	runDir  string
-	timeout time.Duration
-	json    bool
+	root, runDir string
+	seeds        []int // the seeds to launch; empty: those without a finished run
+	seed         int
+	timeout      time.Duration
+	json         bool
+}
+
+// addRunFlags adds the flags check and preflight share.
+func addRunFlags(fs *pflag.FlagSet, o *checkOptions) {
+	addRootFlag(fs, &o.root)
+	fs.IntVar(&o.seed, "seed", -1, "seed whose run the preflight checks (default: the experiment's first)")
+	fs.StringVar(&o.runDir, "run-dir", "runs/{experiment}/seed{seed}", "the run's directory, a `TEMPLATE` with {experiment} and {seed}")
+	addJSONFlag(fs, &o.json)
 }
 
 func newCheckCmd() *Command {
 	var o checkOptions
 	fs := pflag.NewFlagSet("check", pflag.ContinueOnError)
-	addRootFlag(fs, &o.root)
-	fs.IntVar(&o.seed, "seed", -1, "seed whose run the preflight checks (default: the experiment's first)")
-	fs.StringVar(&o.runDir, "run-dir", "runs/{experiment}/seed{seed}", "the run's directory, a `TEMPLATE` with {experiment} and {seed}")
+	addRunFlags(fs, &o)
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long the repo's preflight may take")
-	addJSONFlag(fs, &o.json)
 	return &Command{
 		UsageLine: "rlxp check EXPERIMENT [--seed N] [--run-dir TEMPLATE] [--timeout DUR] [--root DIR] [--json]",
 		Short:     "say whether it is safe to run an experiment right now",
-		Long: `Check answers "is it safe to run right now?" in one table of three layers:
-
-  gate       the contract and the experiment (see 'rlxp gate')
-  preflight  the repo's own validation: adapter.yaml commands.preflight, with
-             {config} {seed} {run_dir} {params} {experiment} filled in; its
-             ✓/⚠/✗/⊘ lines are read, and a non-zero exit without a FATAL line
-             means the runner died before its preflight. Without one, rlxp's
-             own ('rlxp preflight'): options nobody reads, missing paths, an
-             unwritable run dir, held-out seeds, GPU counts
-  live       GPUs the contract needs and who holds them (another user's
-             process is a blocker), declared ports, disk and /dev/shm
-             headroom, declared imports in the declared interpreter
-
-Blockers: gate closed, FATAL, runner died, a run in flight or a trainer
-of this repo outside rlxp, foreign GPU process, no GPUs visible when the
-contract needs some, fewer free GPUs than a run needs (a GPU another
-process holds is not free unless the contract's hardware.share_gpus is
-true), port in use, missing import. Launch pins the free GPUs found here.
-Warnings never flip the answer, and there is no flag that does.
-
-EXIT STATUS
-  0  SAFE TO RUN: YES
-  1  a state file is missing or malformed, or no such experiment
-  2  usage error
-  3  SAFE TO RUN: NO`,
-		Flags: fs,
+		Long:      check.Manual,
+		Flags:     fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
 			return runCheck(ctx, env, &o, args)
 		},
@@ -80,21 +60,16 @@ func runCheck(ctx context.Context, env *Env, o *checkOptions, args []string) err
 		return err
 	}
 	if o.json {
-		if err := writeJSON(env.Stdout, c.Result); err != nil {
-			return err
-		}
+		err = writeJSON(env.Stdout, c.Result)
 	} else {
 		printCheck(env, &c.Result)
-		fmt.Fprintln(env.Stdout, "plan:")
-		for _, p := range c.Result.Plan {
-			fmt.Fprintf(env.Stdout, "  %s\n", p)
-		}
+		fmt.Fprintf(env.Stdout, "plan:\n  %s\n", strings.Join(c.Result.Plan, "\n  ")) // never empty
 		printNext(env, c.Result.Next)
 	}
-	if !c.Result.Safe {
-		return errNegative
+	if err == nil && !c.Result.Safe {
+		err = errNegative
 	}
-	return nil
+	return err
 }
 
 // A checked experiment: the answer, and the state it was read from.
@@ -106,48 +81,41 @@ type checked struct {
 	adapter  *adapter.Adapter
 }
 
-// evaluateCheck loads what check reads and asks it.
-func evaluateCheck(ctx context.Context, env *Env, o *checkOptions, arg string) (*checked, error) {
+// loadCheck loads the state check and preflight read: the contract, the
+// experiment and the adapter.
+func loadCheck(env *Env, o *checkOptions, arg string) (in check.Input, err error) {
 	id, err := argID(arg)
 	if err != nil {
-		return nil, err
+		return in, err
 	}
-	r, l, err := openContract(env, o.root)
+	if in.Repo, in.Contract, err = openContract(env, o.root); err != nil {
+		return in, err
+	}
+	if in.Experiments, in.Experiment, err = workspace.Experiment(in.Repo, id); err != nil {
+		return in, err
+	}
+	in.Seeds, in.Seed, in.RunDir, in.Timeout, in.Host = o.seeds, o.seed, o.runDir, o.timeout, probe.System()
+	in.Adapter, err = loadAdapter(in.Repo)
+	return in, err
+}
+
+// evaluateCheck loads what check reads and asks it.
+func evaluateCheck(ctx context.Context, env *Env, o *checkOptions, arg string) (*checked, error) {
+	in, err := loadCheck(env, o, arg)
 	if err != nil {
 		return nil, err
-	}
-	set, e, err := workspace.Experiment(r, id)
-	if err != nil {
-		return nil, err
-	}
-	if s, ok := check.UnknownSeed(e, o.seeds); ok {
-		return nil, usagef("--seed %d: experiment %s runs seeds %v", s, e.ID, e.Seeds)
 	}
 	// Read once: the budget, the seeds left to run and the runs in flight
 	// all come from these (and Slurm's answers about them).
-	recs, lives, err := workspace.RunsLive(ctx, r)
-	if err != nil {
+	if in.Runs, in.Lives, err = workspace.RunsLive(ctx, in.Repo); err != nil {
 		return nil, err
 	}
-	data, err := r.Read(state.Adapter)
+	in.PlanChanges, in.Changes = pinned(ctx, in.Repo, in.Contract, in.Experiment)
+	c, err := check.Evaluate(ctx, in)
 	if err != nil {
-		return nil, err
+		return nil, runDirUsage(err)
 	}
-	ad, err := adapter.Parse(r.Show(state.Adapter), data)
-	if err != nil {
-		return nil, err
-	}
-	stale, changes := pinned(ctx, r, l, e)
-	c, err := check.Evaluate(ctx, check.Input{
-		Repo: r, Contract: l, Experiments: set, Experiment: e, Adapter: ad, Runs: recs, Lives: lives,
-		Seeds: o.seeds, Seed: o.seed, RunDir: o.runDir, Timeout: o.timeout, Host: probe.System(),
-		PlanChanges: stale, Changes: changes,
-		Builtin: builtinPreflight(r, l, ad, e, o.runDir),
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &checked{Checked: c, repo: r, contract: l, exp: e, adapter: ad}, nil
+	return &checked{Checked: c, repo: in.Repo, contract: in.Contract, exp: in.Experiment, adapter: in.Adapter}, nil
 }
 
 // printCheck prints the table and the verdict line.
@@ -157,10 +125,7 @@ func printCheck(env *Env, res *check.Result) {
 		rows[i] = []string{row.Layer, env.paint(map[check.State]string{check.OK: green, check.Warn: yellow, check.Block: red}[row.State], strings.ToUpper(string(row.State))), row.Detail}
 	}
 	printTable(env, []string{"LAYER", "STATE", "DETAIL"}, rows)
-	answer := env.paint(green, "YES")
-	if !res.Safe {
-		answer = env.paint(red, "NO")
-	}
+	answer := map[bool]string{true: env.paint(green, "YES"), false: env.paint(red, "NO")}[res.Safe]
 	fmt.Fprintf(env.Stdout, "SAFE TO RUN: %s — %d blocker%s · %d warning%s\n", answer, res.Blockers, plural(res.Blockers), res.Warnings, plural(res.Warnings))
 }
 
@@ -171,12 +136,16 @@ func printNext(env *Env, next []string) {
 	}
 }
 
-// runDirUsage makes a --run-dir template that cannot be filled a usage
-// error.
+// runDirUsage makes a --run-dir template that cannot be filled, or a
+// --seed the experiment does not run, a usage error.
 func runDirUsage(err error) error {
 	var rd *launch.RunDirError
-	if errors.As(err, &rd) {
+	var se *check.SeedError
+	switch {
+	case errors.As(err, &rd):
 		return usagef("--run-dir %v", rd.Err)
+	case errors.As(err, &se):
+		return &UsageError{Err: se}
 	}
 	return err
 }

@@ -19,7 +19,7 @@ func (s Space) FreeFraction() float64 {
 }
 
 func (s Space) String() string {
-	return fmt.Sprintf("%s: %s free of %s (%.0f%%)", s.Path, bytesText(s.Free), bytesText(s.Total), 100*s.FreeFraction())
+	return fmt.Sprintf("%s: %s free of %s (%.0f%%)", s.Path, Bytes(s.Free), Bytes(s.Total), 100*s.FreeFraction())
 }
 
 // ShmPath is where POSIX shared memory lives; NCCL, Ray and DataLoader
@@ -40,7 +40,8 @@ func Disk(h Host, path string) (Space, error) {
 // Shm reports the headroom of /dev/shm.
 func Shm(h Host) (Space, error) { return Disk(h, ShmPath) }
 
-func bytesText(n uint64) string {
+// Bytes says n in binary units: "1.5 GiB".
+func Bytes(n uint64) string {
 	const unit = 1024
 	if n < unit {
 		return fmt.Sprintf("%d B", n)

@@ -61,8 +61,8 @@ func TestDiskFake(t *testing.T) {
 		t.Errorf("error = %v", err)
 	}
 	for n, want := range map[uint64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 1536 << 20: "1.5 GiB", 1 << 62: "4.0 EiB", ^uint64(0): "16.0 EiB"} {
-		if got := bytesText(n); got != want {
-			t.Errorf("bytesText(%d) = %q, want %q", n, got, want)
+		if got := Bytes(n); got != want {
+			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,7 +63,10 @@ type Input struct {
 	// HeldOut are the evaluation seeds a training run must not use.
 	HeldOut    []int
 	GPUsPerRun int
-	Ports      []int
+	// Runs is how many runs are to launch, each writing a directory like
+	// RunDir (0: one).
+	Runs  int
+	Ports []int
 	// Live says the caller probes the machine itself (check's live rows),
 	// so the preflight leaves ports alone.
 	Live bool
@@ -105,9 +109,14 @@ type Program struct {
 	readErr string
 }
 
+// Schema names the JSON form of a Report.
+const Schema = "rlxp.preflight/v1"
+
 // A Report is the preflight's outcome.
 type Report struct {
+	Schema   string        `json:"schema"`
 	Command  string        `json:"command"`
+	Seed     int           `json:"seed"`
 	Findings []Finding     `json:"findings"`
 	Duration time.Duration `json:"duration_ns"`
 }
@@ -161,8 +170,7 @@ func Run(ctx context.Context, in Input, profiles ...Profile) (Report, error) {
 			rules = append(rules, p.Rules...)
 		}
 	}
-	var r Report
-	r.Command = in.Command
+	r := Report{Schema: Schema, Command: in.Command, Seed: in.Seed}
 	for _, rule := range rules {
 		for _, f := range rule.Run(t) {
 			f.Rule = rule.ID
@@ -257,9 +265,9 @@ func flatten(prefix string, v any) []string {
 	return keys
 }
 
-// Lines renders the report in the preflight line format: OK and SKIP on
-// stdout, WARN and FATAL on stderr, then the summary.
-func (r Report) Lines() (stdout, stderr string) {
+// WriteLines writes the report in the preflight line format: OK and SKIP
+// to stdout, WARN and FATAL to stderr, then the summary.
+func (r Report) WriteLines(stdout, stderr io.Writer) {
 	var out, errs strings.Builder
 	out.WriteString("───────────── rlxp preflight ─────────────\n")
 	for _, f := range r.Findings {
@@ -276,7 +284,67 @@ func (r Report) Lines() (stdout, stderr string) {
 	} else {
 		fmt.Fprintf(&out, "[preflight] all fatal checks passed (%d WARN).\n", warn)
 	}
-	return out.String(), errs.String()
+	io.WriteString(stdout, out.String())
+	io.WriteString(stderr, errs.String())
+}
+
+// Manual is the preflight command's help: how programs are read, the
+// rules (from their data) and its exit statuses.
+func Manual() string {
+	return `Preflight reads the experiment's resolved train command (adapter.yaml
+commands.train for one seed), the Python program it starts and its config,
+without writing, and prints one line per check in the preflight format:
+
+  ✓ OK / ⚠ WARN / ✗ FATAL / ⊘ SKIP  message
+
+Confirmed wrong is FATAL; suspicious is WARN; what cannot be told is SKIP.
+Programs are read, not run, with two exceptions that import the program
+(its import-time code runs) but never its work: --help, only when the
+parser definitions do not name an option of the command and the program
+imports a parser that answers it (argparse, click, typer, absl, tyro), and
+Hydra's --cfg job when Hydra is importable; each with no GPU
+(CUDA_VISIBLE_DEVICES empty), W&B disabled, stdin empty, no bytecode
+written, killed after 8 s. Rows say which source they used. The checks:
+
+` + describe() + `
+'rlxp check' runs these when adapter.yaml declares no commands.preflight.
+
+EXIT STATUS
+  0  no FATAL
+  1  a FATAL (as a repo's own preflight exits), or a state file is missing
+     or malformed, or no such experiment
+  2  usage error`
+}
+
+// describe lists the rules, the generic ones and then each profile's, with
+// what each checks, wrapped to fit a terminal.
+func describe() string {
+	var b strings.Builder
+	row := func(id, text string) {
+		line := fmt.Sprintf("  %-14s", id)
+		for _, w := range strings.Fields(text) {
+			switch {
+			case len(line)+1+len(w) > 78:
+				b.WriteString(line + "\n")
+				line = strings.Repeat(" ", 16) + w
+			case strings.HasSuffix(line, " "):
+				line += w
+			default:
+				line += " " + w
+			}
+		}
+		b.WriteString(line + "\n")
+	}
+	for _, r := range Rules() {
+		row(r.ID, r.Checks)
+	}
+	for _, p := range Profiles() {
+		fmt.Fprintf(&b, "\nand where the repository uses %s:\n\n", p.Name)
+		for _, r := range p.Rules {
+			row(r.ID, r.Checks)
+		}
+	}
+	return b.String()
 }
 
 var glyph = map[preflight.Level]string{preflight.OK: "✓", preflight.Warn: "⚠", preflight.Fatal: "✗", preflight.Skip: "⊘"}

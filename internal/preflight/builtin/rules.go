@@ -25,21 +25,21 @@ func Rules() []Rule {
 			Why: "a missing file or a syntax error fails the run as it starts", Run: entryRule},
 		{ID: "imports", Checks: "the entry point's top-level imports resolve in the declared interpreter",
 			Why: "a missing module fails the run as it starts", Run: importsRule},
-		{ID: "options", Checks: "every option of the command is one the program (or its runner) reads",
+		{ID: "options", Checks: "every --option of the command is one the program or its runner reads: read from its parser definitions (argparse, click, absl, in the repo modules it imports too), or from its --help where those do not name the option; FATAL names the closest accepted one",
 			Why: "an option nobody reads is a parameter the run silently ignores, or a failure minutes in", Run: optionsRule},
-		{ID: "overrides", Checks: "every key=value override names a key of the config",
+		{ID: "overrides", Checks: "every --set key=value (config.override) or Hydra/OmegaConf key=value names a key of the config: the one Hydra composes (--cfg job), or the YAML/JSON file",
 			Why: "an override of a key the config does not have changes nothing the program reads", Run: overridesRule},
-		{ID: "paths", Checks: "the config and the paths the command names exist",
+		{ID: "paths", Checks: "the config exists and parses; config, checkpoint and data options name files that exist",
 			Why: "a missing config or checkpoint fails the run after its setup", Run: pathsRule},
-		{ID: "run-dir", Checks: "the run directory is new and writable, with disk headroom",
+		{ID: "run-dir", Checks: "the run directory does not exist (launch refuses one that does) and can be written, with disk for the runs to launch (the largest past run's size each, and 1 GiB)",
 			Why: "a run that cannot write its outputs is lost; one that writes over another's mixes their evidence", Run: runDirRule},
 		{ID: "seed", Checks: "the training seed is outside the held-out evaluation seeds",
 			Why: "training on held-out seeds makes the evaluation meaningless", Run: seedRule},
-		{ID: "gpus", Checks: "the GPUs the launcher asks for equal the contract's GPUs per run",
+		{ID: "gpus", Checks: "torchrun/accelerate/deepspeed process counts and CUDA_VISIBLE_DEVICES equal the contract's GPUs per run",
 			Why: "a world size that differs from the approved hardware fails at start or runs another experiment", Run: gpusRule},
 		{ID: "ports", Checks: "the declared ports are free",
 			Why: "a port in use fails the run's rendezvous or server", Run: portsRule},
-		{ID: "env", Checks: "the environment variables the run needs are set",
+		{ID: "env", Checks: "a program that imports wandb has a key (WANDB_API_KEY, ~/.netrc) or logs offline",
 			Why: "a run that logs online without credentials fails or hangs at its first log", Run: envRule},
 	}
 }
@@ -331,6 +331,10 @@ func within(dir, p string) bool {
 	return err == nil && r != ".." && !strings.HasPrefix(r, "../")
 }
 
+// runDirRule agrees with launch, which refuses a run directory that
+// exists (a relaunch never writes among another run's files), and asks
+// for the disk the runs to launch need: what the largest past run of the
+// repo wrote, per run, and minDisk on top.
 func runDirRule(t *Target) []Finding {
 	if t.RunDir == "" {
 		return nil
@@ -340,8 +344,8 @@ func runDirRule(t *Target) []Finding {
 		dir = filepath.Join(t.Root, dir)
 	}
 	var fs []Finding
-	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-		fs = append(fs, warn("run directory %s exists and holds %d entries: a run would write among them", t.RunDir, len(entries)))
+	if _, err := os.Lstat(dir); err == nil {
+		fs = append(fs, fatal("run directory %s exists: a run wrote there before, and launch never writes among its files; choose a new --run-dir", t.RunDir))
 	}
 	parent := dir
 	for {
@@ -357,16 +361,66 @@ func runDirRule(t *Target) []Finding {
 	if err := syscall.Access(parent, 2 /* W_OK */); err != nil {
 		return append(fs, fatal("run directory %s cannot be written: %s is not writable (%v)", t.RunDir, rel(t.Root, parent), err))
 	}
+	runs := max(t.Runs, 1)
+	past, pastDir := largestRun(t.Root, t.RunDir)
+	need := uint64(minDisk) + uint64(runs)*past
 	s, err := probe.Disk(probe.System(), parent)
+	pastText := "no past run to size"
+	if past > 0 {
+		pastText = fmt.Sprintf("%d run%s of up to %s, as %s", runs, plural(runs), probe.Bytes(past), pastDir)
+	}
 	switch {
 	case err != nil:
 		fs = append(fs, warn("run directory %s: disk space unknown (%v)", t.RunDir, err))
 	case s.Free < minDisk:
 		fs = append(fs, warn("run directory %s: disk nearly full (%s)", t.RunDir, s))
+	case s.Free < need:
+		fs = append(fs, warn("run directory %s: disk short for %s, plus %s headroom (%s)", t.RunDir, pastText, probe.Bytes(minDisk), s))
 	default:
-		fs = append(fs, ok("run directory %s is writable (%s)", t.RunDir, s))
+		fs = append(fs, ok("run directory %s is writable (%s; %s)", t.RunDir, s, pastText))
 	}
 	return fs
+}
+
+// maxSized bounds the files largestRun reads the size of.
+const maxSized = 20000
+
+// largestRun sizes the directories at the run directory's depth under its
+// top folder (runs/*/* for runs/exp/seed0): what past runs wrote.
+func largestRun(root, runDir string) (uint64, string) {
+	if filepath.IsAbs(runDir) {
+		return 0, ""
+	}
+	parts := strings.Split(filepath.ToSlash(filepath.Clean(runDir)), "/")
+	if len(parts) < 2 {
+		return 0, ""
+	}
+	for i := 1; i < len(parts); i++ {
+		parts[i] = "*"
+	}
+	dirs, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(strings.Join(parts, "/"))))
+	var best uint64
+	var bestDir string
+	files := 0
+	for _, d := range dirs {
+		var size uint64
+		_ = filepath.WalkDir(d, func(_ string, de iofs.DirEntry, err error) error {
+			if err != nil || files >= maxSized {
+				return iofs.SkipAll
+			}
+			if de.Type().IsRegular() {
+				files++
+				if info, err := de.Info(); err == nil {
+					size += uint64(info.Size())
+				}
+			}
+			return nil
+		})
+		if size > best {
+			best, bestDir = size, rel(root, d)
+		}
+	}
+	return best, bestDir
 }
 
 func seedRule(t *Target) []Finding {
