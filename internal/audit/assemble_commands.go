@@ -12,7 +12,7 @@ import (
 // module, and the index of its first argument. Launchers (torchrun,
 // accelerate launch, deepspeed, srun, mpirun) are looked through.
 func pyTarget(argv []string) (script, module string, argsAt int) {
-	for i := 0; i < len(argv); i++ {
+	for i := envRunner(argv); i < len(argv); i++ {
 		w := argv[i]
 		name := path.Base(w)
 		switch {

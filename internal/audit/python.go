@@ -107,13 +107,17 @@ func (sc *scanner) scanPython(f *facts, t *text) {
 
 // dropIdleBackends forgets file-format backends (CSV, JSON) of a file that
 // writes no metric file in that format: json.dump of a checkpoint is not
-// metric logging.
+// metric logging. A logging module that writes CSV rows keeps its CSV.
 func (p *pyScan) dropIdleBackends() {
 	kept := p.f.hits[:0]
 	for _, h := range p.f.hits {
 		if h.cat == catBackend && (h.name == "csv" || h.name == "json" || h.name == "jsonl") {
 			// A metrics file named in the code (log_dir / "eval.csv").
 			writes := strings.Contains(p.s, "."+h.name+`"`) || strings.Contains(p.s, "."+h.name+"'")
+			// A logging module's CSV rows are metrics whatever it names
+			// the file (f"{prefix}.{suffix}").
+			writes = writes || h.name == "csv" && strings.Contains(p.s, ".writerow(") &&
+				(strings.Contains(strings.ToLower(path.Base(p.f.path)), "log") || strings.Contains(p.s, "Logger"))
 			for _, o := range p.f.outputs {
 				writes = writes || (o.kind == "metrics" && (o.format == h.name || h.name == "json" && o.format == "jsonl"))
 			}

@@ -330,6 +330,7 @@ func expandWord(w string, vars map[string][]string, local map[string]string) str
 // runsSomething reports commands worth recording: an interpreter, a
 // launcher, a script or a build tool running a target.
 func runsSomething(argv []string) bool {
+	argv = argv[envRunner(argv):]
 	if len(argv) == 0 {
 		return false
 	}
@@ -343,6 +344,29 @@ func runsSomething(argv []string) bool {
 		return true
 	}
 	return false
+}
+
+// envRunner is how many leading words of argv run the rest inside a
+// project's environment: uv run, poetry run, pipenv run, conda run -n ENV.
+func envRunner(argv []string) int {
+	if len(argv) < 2 || argv[1] != "run" {
+		return 0
+	}
+	switch path.Base(argv[0]) {
+	case "uv", "poetry", "pipenv", "pdm", "hatch", "rye", "pixi":
+		return 2
+	case "conda", "mamba", "micromamba":
+		i := 2
+		for i < len(argv) && strings.HasPrefix(argv[i], "-") {
+			switch argv[i] {
+			case "-n", "--name", "-p", "--prefix":
+				i++
+			}
+			i++
+		}
+		return min(i, len(argv))
+	}
+	return 0
 }
 
 func isPythonName(name string) bool {
