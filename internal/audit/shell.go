@@ -352,21 +352,27 @@ func envRunner(argv []string) int {
 	if len(argv) < 2 || argv[1] != "run" {
 		return 0
 	}
+	// Options that take a value, by runner; the others take none.
+	var valued []string
 	switch path.Base(argv[0]) {
-	case "uv", "poetry", "pipenv", "pdm", "hatch", "rye", "pixi":
-		return 2
+	case "uv":
+		valued = []string{"--extra", "--with", "--with-requirements", "--group", "--only-group", "--python", "-p", "--package",
+			"--project", "--directory", "--env-file", "--index", "--index-url", "--module", "-m"}
+	case "poetry", "pipenv", "pdm", "hatch", "rye", "pixi":
+		valued = []string{"-e", "--env", "--environment", "--manifest-path"}
 	case "conda", "mamba", "micromamba":
-		i := 2
-		for i < len(argv) && strings.HasPrefix(argv[i], "-") {
-			switch argv[i] {
-			case "-n", "--name", "-p", "--prefix":
-				i++
-			}
+		valued = []string{"-n", "--name", "-p", "--prefix"}
+	default:
+		return 0
+	}
+	i := 2
+	for i < len(argv) && strings.HasPrefix(argv[i], "-") && !slices.Contains([]string{"-m", "--module"}, argv[i]) {
+		if slices.Contains(valued, argv[i]) {
 			i++
 		}
-		return min(i, len(argv))
+		i++
 	}
-	return 0
+	return min(i, len(argv))
 }
 
 func isPythonName(name string) bool {
