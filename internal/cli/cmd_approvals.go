@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -55,36 +54,12 @@ EXIT STATUS
 				return book.Problem
 			}
 			if o.json {
-				return writeJSON(env.Stdout, approvalsView{"rlxp.approvals/v1", r.Show(state.Approvals), approvalViews(book.Records)})
+				return writeJSON(env.Stdout, book.ViewOf(r.Show(state.Approvals)))
 			}
-			rows := make([][]string, len(book.Records))
-			for i, rec := range book.Records {
-				rows[i] = []string{fmt.Sprint(rec.Seq), rec.Time, rec.Kind + " " + rec.Subject, rec.Digest[:min(len(rec.Digest), 19)] + "…", rec.By, rec.How, strings.Join(rec.Ancestry, " < ")}
-			}
-			printTable(env, []string{"SEQ", "TIME", "WHAT", "DIGEST", "BY", "HOW", "ANCESTRY"}, rows)
+			printTable(env, approval.RowHeader, book.Rows())
 			return nil
 		},
 	}
-}
-
-type approvalsView struct {
-	Schema    string         `json:"schema"`
-	File      string         `json:"file"`
-	Approvals []approvalView `json:"approvals"`
-}
-
-type approvalView struct {
-	Seq  int64  `json:"seq"`
-	Time string `json:"time"`
-	approval.Record
-}
-
-func approvalViews(recs []approval.Record) []approvalView {
-	out := make([]approvalView, len(recs))
-	for i, r := range recs {
-		out[i] = approvalView{r.Seq, r.Time, r}
-	}
-	return out
 }
 
 func newApprovalsVerifyCmd() *Command {
@@ -112,25 +87,13 @@ EXIT STATUS
 			if err != nil {
 				return err
 			}
-			name := r.Show(state.Approvals)
+			v := book.Verify(r.Show(state.Approvals))
 			if o.json {
-				res := struct {
-					Schema    string `json:"schema"`
-					File      string `json:"file"`
-					OK        bool   `json:"ok"`
-					Approvals int    `json:"approvals"`
-					Problem   string `json:"problem,omitempty"`
-				}{Schema: "rlxp.approvals-verify/v1", File: name, OK: book.Problem == nil, Approvals: len(book.Records)}
-				if book.Problem != nil {
-					res.Problem = book.Problem.Error()
-				}
-				if err := writeJSON(env.Stdout, res); err != nil {
+				if err := writeJSON(env.Stdout, v); err != nil {
 					return err
 				}
-			} else if book.Problem != nil {
-				fmt.Fprintln(env.Stdout, book.Problem)
 			} else {
-				fmt.Fprintf(env.Stdout, "%s: %d approval%s, chain verifies\n", name, len(book.Records), plural(len(book.Records)))
+				fmt.Fprintln(env.Stdout, v.Text())
 			}
 			if book.Problem != nil {
 				return errNegative
