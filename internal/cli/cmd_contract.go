@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -87,49 +86,27 @@ func runContractStatus(env *Env, o *contractOptions, args []string) error {
 }
 
 func printContractStatus(env *Env, file string, st contract.Status, adapterLines []string) {
-	rows := [][]string{}
-	approved := 0
-	for _, s := range st.Sections {
-		by, at, detail := "", "", ""
-		if s.Approval != nil {
-			by, at = s.Approval.By, s.Approval.At
-			if !s.Approval.Interactive {
-				by += " (non-interactive)"
-			}
-		}
-		switch s.State {
-		case contract.Approved:
-			approved++
-		case contract.Stale:
-			detail = "edited since approval"
-		case contract.Unapproved:
-			detail = "waiting for 'rlxp contract approve " + s.Section + "'"
-		case contract.Incomplete:
-			detail = "section is missing"
-			if len(s.Findings) > 0 {
-				detail = s.Findings[0].Error.Error()
-				if n := len(s.Findings) - 1; n > 0 {
-					detail += fmt.Sprintf(" (+%d more)", n)
-				}
-			}
-		}
-		rows = append(rows, []string{s.Section, env.paint(stateColor(s.State), s.State), by, at, detail})
+	rows := make([][]string, len(st.Sections))
+	for i, s := range st.Sections {
+		rows[i] = s.Row()
+		rows[i][1] = env.paint(stateColor(s.State), s.State)
 	}
 	printTable(env, []string{"SECTION", "STATE", "APPROVED BY", "AT", "DETAIL"}, rows)
-	for _, f := range st.FileFindings {
-		fmt.Fprintf(env.Stdout, "error: %s\n", f.Error.Error())
-	}
-	if st.Legacy != "" {
-		fmt.Fprintf(env.Stdout, "note: %s\n", st.Legacy)
-	}
-	for _, line := range adapterLines {
-		fmt.Fprintln(env.Stdout, line)
-	}
+	fmt.Fprint(env.Stdout, lines(append(st.Notes(), adapterLines...)))
 	verdict := env.paint(green, "approved")
 	if !st.Approved {
 		verdict = env.paint(red, "not approved")
 	}
-	fmt.Fprintf(env.Stdout, "%s: %d of %d sections approved — %s\n", file, approved, len(st.Sections), verdict)
+	fmt.Fprintf(env.Stdout, "%s: %d of %d sections approved — %s\n", file, st.Count(), len(st.Sections), verdict)
+}
+
+// lines joins lines, each ending in a newline.
+func lines(ls []string) string {
+	var b strings.Builder
+	for _, l := range ls {
+		b.WriteString(l + "\n")
+	}
+	return b.String()
 }
 
 func stateColor(s string) string {
@@ -165,14 +142,6 @@ EXIT STATUS
 	}
 }
 
-type sectionView struct {
-	Section  string             `json:"section"`
-	State    string             `json:"state"`
-	Digest   string             `json:"digest,omitempty"`
-	Approval *contract.Approval `json:"approval,omitempty"`
-	Content  any                `json:"content"`
-}
-
 func runContractShow(env *Env, o *contractOptions, args []string) error {
 	sections := contract.Sections()
 	switch {
@@ -188,59 +157,19 @@ func runContractShow(env *Env, o *contractOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	st := l.Status()
-	var views []sectionView
-	for _, s := range st.Sections {
-		for _, want := range sections {
-			if s.Section == want {
-				views = append(views, sectionView{s.Section, s.State, s.Digest, s.Approval, l.Section(s.Section)})
-			}
-		}
-	}
+	views := l.Views(sections)
 	if o.json {
 		return writeJSON(env.Stdout, struct {
-			Schema   string        `json:"schema"`
-			File     string        `json:"file"`
-			Sections []sectionView `json:"sections"`
+			Schema   string                 `json:"schema"`
+			File     string                 `json:"file"`
+			Sections []contract.SectionView `json:"sections"`
 		}{"rlxp.contract-show/v1", l.File.Path, views})
 	}
 	for i, v := range views {
 		if i > 0 {
 			fmt.Fprintln(env.Stdout)
 		}
-		fmt.Fprintf(env.Stdout, "# %s: %s", v.Section, env.paint(stateColor(v.State), v.State))
-		if v.Approval != nil {
-			fmt.Fprintf(env.Stdout, " (approved by %s at %s)", v.Approval.By, v.Approval.At)
-		}
-		if v.Digest != "" {
-			fmt.Fprintf(env.Stdout, ", digest %s", v.Digest)
-		}
-		fmt.Fprintln(env.Stdout)
-		fmt.Fprint(env.Stdout, sectionText(l, v.Section))
+		fmt.Fprintf(env.Stdout, "# %s: %s%s\n%s", v.Section, env.paint(stateColor(v.State), v.State), v.Heading(), v.Text)
 	}
 	return nil
-}
-
-// sectionText is the section's lines as written in the file.
-func sectionText(l *contract.Loaded, section string) string {
-	start := l.File.KeyLine(section)
-	if start == 0 {
-		return section + ": (missing)\n"
-	}
-	lines := bytes.SplitAfter(l.File.Data, []byte("\n"))
-	end := len(lines)
-	for _, kl := range l.File.TopKeyLines() {
-		if kl > start && kl-1 < end {
-			end = kl - 1
-		}
-	}
-	// Blank lines and unindented comments at the end introduce the next key.
-	for end > start && (len(bytes.TrimSpace(lines[end-1])) == 0 || lines[end-1][0] == '#') {
-		end--
-	}
-	s := string(bytes.Join(lines[start-1:end], nil))
-	if !strings.HasSuffix(s, "\n") {
-		s += "\n"
-	}
-	return s
 }

@@ -217,7 +217,7 @@ func confirmSections(ctx context.Context, env *Env, l *contract.Loaded, sections
 	p := newPrompter(env)
 	var keep []string
 	for _, s := range sections {
-		fmt.Fprintf(env.Stdout, "\n%s", sectionText(l, s))
+		fmt.Fprintf(env.Stdout, "\n%s", l.SectionText(s))
 		answer, err := p.ask(ctx, fmt.Sprintf("Approve section %s as %s? [y/N] ", s, by))
 		if err != nil {
 			return nil, err
