@@ -11,7 +11,7 @@ import (
 func TestViews(t *testing.T) {
 	b := Book{Records: []Record{{Kind: Section, Subject: "task", Digest: "sha256:0123456789abcdef0123", By: "alice", How: Terminal,
 		Ancestry: []string{"rlxp", "bash", "sshd"}, Seq: 1, Time: "2026-12-01T00:00:00Z"}}}
-	want := [][]string{{"1", "2026-12-01T00:00:00Z", "section task", "sha256:0123456789a…", "alice", "terminal", "rlxp < bash < sshd"}}
+	want := [][]string{{"1", "2026-12-01T00:00:00Z", "section task", "sha256:0123456789ab…", "alice", "terminal", "rlxp < bash < sshd"}}
 	if diff := cmp.Diff(want, b.Rows()); diff != "" {
 		t.Errorf("Rows (-want +got):\n%s", diff)
 	}
