@@ -8,12 +8,10 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/rlxp/rlxp/internal/budget"
 	"github.com/rlxp/rlxp/internal/experiment"
-	"github.com/rlxp/rlxp/internal/gate"
 	"github.com/rlxp/rlxp/internal/plaintext"
+	"github.com/rlxp/rlxp/internal/propose"
 	"github.com/rlxp/rlxp/internal/state"
-	"github.com/rlxp/rlxp/internal/workspace"
 )
 
 func newExperimentCmd() *Command {
@@ -109,26 +107,12 @@ func runExperimentAdd(ctx context.Context, env *Env, o *experimentAddOptions, ar
 		return err
 	}
 	defer lock.Unlock()
-	l, err := workspace.Contract(r)
-	if err != nil {
-		return err
-	}
-	set, err := workspace.Experiments(r)
-	if err != nil {
-		return err
-	}
-	e, err := experiment.New(l, experiment.Draft{ID: id, Category: o.category, Hypothesis: o.hypothesis, WallClock: o.wallClock,
+	e, err := propose.Add(ctx, r, experiment.Draft{ID: id, Category: o.category, Hypothesis: o.hypothesis, WallClock: o.wallClock,
 		Params: o.params, Files: o.files, Seeds: seeds, CreatedAt: timestamp(env)})
 	var pe *experiment.ParamSyntaxError
 	if errors.As(err, &pe) {
 		return &UsageError{Err: err}
 	} else if err != nil {
-		return err
-	}
-	if err := gate.Admit(l, set, e, func() (budget.Spend, error) { return workspace.Spend(ctx, r, l) }); err != nil {
-		return err
-	}
-	if err := workspace.SaveExperiments(r, set); err != nil {
 		return err
 	}
 	if o.json {

@@ -10,8 +10,6 @@ import (
 
 	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/propose"
-	"github.com/rlxp/rlxp/internal/state"
-	"github.com/rlxp/rlxp/internal/workspace"
 )
 
 type proposeOptions struct {
@@ -114,44 +112,18 @@ func runPropose(ctx context.Context, env *Env, o *proposeOptions, args []string)
 		}
 		defer lock.Unlock()
 	}
-	l, err := workspace.Contract(r)
+	out, err := propose.Round(ctx, r, propose.Request{Strategy: o.strategy, N: o.n, Seeds: seeds, DryRun: o.dryRun, CreatedAt: timestamp(env)})
 	if err != nil {
 		return err
 	}
-	if err := propose.Ready(l, seeds); err != nil {
-		return err
-	}
-	set, err := workspace.Experiments(r)
-	if err != nil {
-		return err
-	}
-	recs, err := workspace.Runs(ctx, r)
-	if err != nil {
-		return err
-	}
-	res, err := propose.InRepo(r, propose.Input{Contract: l, Experiments: set, Runs: recs, Strategy: o.strategy, N: o.n, Seeds: seeds})
-	if err != nil {
-		return err
-	}
-	written := false
-	if len(res.Proposals) > 0 && !o.dryRun {
-		if err := res.Record(set, l.Contract.Scope, timestamp(env)); err != nil {
-			return err
-		}
-		if err := workspace.SaveExperiments(r, set); err != nil {
-			return err
-		}
-		written = true
-	}
-	file := r.Show(state.Experiments)
 	if o.json {
-		if err := writeJSON(env.Stdout, res.Output(file, o.dryRun, written)); err != nil {
+		if err := writeJSON(env.Stdout, out); err != nil {
 			return err
 		}
 	} else {
-		res.WriteText(env.Stdout, file, o.dryRun, func(h []string, rows [][]string) { printTable(env, h, rows) })
+		out.WriteText(env.Stdout, out.File, o.dryRun, func(h []string, rows [][]string) { printTable(env, h, rows) })
 	}
-	if len(res.Proposals) == 0 {
+	if len(out.Result.Proposals) == 0 {
 		return errNegative
 	}
 	return nil
