@@ -540,8 +540,15 @@ func rlNamed(e EntryPoint) bool {
 }
 
 // docRank says how close to its humans a document is: the root README,
-// then the docs, then other READMEs.
+// then the docs, then other READMEs, then release notes.
 func docRank(p string) int {
+	base := strings.ToLower(path.Base(p))
+	for _, w := range []string{"changelog", "changes", "history", "news", "release"} {
+		if strings.HasPrefix(base, w) {
+			// Release notes show what changed, not how to run it.
+			return 4
+		}
+	}
 	switch {
 	case !strings.Contains(p, "/"):
 		return 1
