@@ -291,7 +291,7 @@ func (b *batch) addLazy(id int32, num []byte) {
 
 // A rowMeta ends a row's values in a batch.
 type rowMeta struct {
-	end  int32 // index in batch.vals after the row's last value
+	end  int32 // index in batch.vals after the row's last value (a count of values, when summarized)
 	kind uint8
 	step int64
 	wall float64
@@ -308,12 +308,14 @@ type batch struct {
 	notes    noteCounts
 	err      *Error // Line counts from the block's first line
 
-	// lazy is set when the block is summarized (see summarize): parsers
-	// then check the spelling of plain finite numbers and leave their
-	// conversion to the summary, which converts one value per tag. data
-	// is the block's text.
-	lazy bool
-	data []byte
+	// lazy is set when the block is summarized: each row's values are
+	// folded into sums as the row ends (see fold), and parsers check the
+	// spelling of plain finite numbers, leaving their conversion to
+	// summarize, which converts one value per tag. data is the block's
+	// text.
+	lazy   bool
+	data   []byte
+	folded int32 // values folded into sums
 
 	// For a summarizing sink: what the block holds of each tag, by id,
 	// computed by the parsing goroutine.
@@ -330,31 +332,41 @@ type tagSum struct {
 	value        float64
 }
 
-// summarize fills b.sums from the parsed rows.
-func (b *batch) summarize() {
+// clearSums empties b.sums for a block to be summarized.
+func (b *batch) clearSums() {
 	for _, id := range b.touched {
 		b.sums[id] = tagSum{}
 	}
 	b.touched = b.touched[:0]
-	start := int32(0)
-	for ri, r := range b.rowm {
-		for _, v := range b.vals[start:r.end] {
-			if int(v.id) >= len(b.sums) {
-				b.sums = append(b.sums, make([]tagSum, int(v.id)+1-len(b.sums))...)
-			}
-			t := &b.sums[v.id]
-			if t.n == 0 {
-				t.first = int32(ri)
-				b.touched = append(b.touched, v.id)
-			}
-			t.n++
-			t.last, t.value, t.lex = int32(ri), v.v, v.lex
-			if v.lex < 0 && (math.IsNaN(v.v) || math.IsInf(v.v, 0)) {
-				t.nonFinite++
-			}
+}
+
+// fold adds the values of a row, vals[start:], to b.sums and drops them:
+// a summarized block keeps no values, only each tag's summary, built
+// while the row is still in the cache.
+func (b *batch) fold(start int) {
+	ri := int32(len(b.rowm))
+	for _, v := range b.vals[start:] {
+		if int(v.id) >= len(b.sums) {
+			b.sums = append(b.sums, make([]tagSum, int(v.id)+1-len(b.sums))...)
 		}
-		start = r.end
+		t := &b.sums[v.id]
+		if t.n == 0 {
+			t.first = ri
+			b.touched = append(b.touched, v.id)
+		}
+		t.n++
+		t.last, t.value, t.lex = ri, v.v, v.lex
+		if v.lex < 0 && (math.IsNaN(v.v) || math.IsInf(v.v, 0)) {
+			t.nonFinite++
+		}
 	}
+	b.folded += int32(len(b.vals) - start)
+	b.vals = b.vals[:start]
+}
+
+// summarize converts the last value of each tag of a summarized block
+// where only its spelling was checked.
+func (b *batch) summarize() {
 	for _, id := range b.touched {
 		if t := &b.sums[id]; t.lex >= 0 {
 			_, t.value = scanJSONNumber(b.data, int(t.lex), true)
@@ -373,7 +385,7 @@ func (b *batch) reset() {
 	b.lines, b.rows, b.hasStep, b.lastStep = 0, 0, false, 0
 	b.notes = noteCounts{}
 	b.err = nil
-	b.lazy, b.data = false, nil
+	b.lazy, b.data, b.folded = false, nil, 0
 }
 
 // endRow closes a row whose values start at vals[start]. A row without
@@ -392,7 +404,12 @@ func (b *batch) endRow(start int, step int64, hasStep, numbered bool, wall float
 		kind = ptCarry
 	}
 	if len(b.vals) > start {
-		b.rowm = append(b.rowm, rowMeta{end: int32(len(b.vals)), kind: kind, step: step, wall: wall})
+		end := int32(len(b.vals))
+		if b.lazy {
+			b.fold(start)
+			end = b.folded
+		}
+		b.rowm = append(b.rowm, rowMeta{end: end, kind: kind, step: step, wall: wall})
 	}
 	b.rows++
 }
@@ -565,7 +582,10 @@ func lineEnd(r io.ReaderAt, from, size, limit int64) (int64, error) {
 // parseChunk parses one chunk's lines into b; a line over MaxLine after
 // them is b's error.
 func parseChunk(p blockParser, data []byte, doff int64, long, summarize bool, b *batch) {
-	b.lazy, b.data = summarize, data
+	if summarize {
+		b.clearSums()
+		b.lazy, b.data = true, data
+	}
 	p.parseBlock(data, doff, b)
 	if long && b.err == nil {
 		b.err = lineTooLong("", b.lines+1, doff+int64(len(data)))
