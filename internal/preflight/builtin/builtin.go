@@ -61,8 +61,10 @@ type Input struct {
 	Config   string
 	Override string
 	// HeldOut are the evaluation seeds a training run must not use.
-	HeldOut    []int
+	HeldOut []int
+	// GPUsPerRun is the contract's GPUs per node and Nodes its nodes.
 	GPUsPerRun int
+	Nodes      int
 	// Runs is how many runs are to launch, each writing a directory like
 	// RunDir (0: one).
 	Runs  int

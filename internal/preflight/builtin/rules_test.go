@@ -44,6 +44,51 @@ func TestRunRules(t *testing.T) {
 				{Level: preflight.Fatal, Rule: "gpus", Message: "torchrun asks for 4 processes (one per GPU); the contract approves 2 GPUs per run"},
 			},
 		},
+		{
+			name:  "verl: nodes, GPUs per node and parallel sizes against the contract",
+			files: map[string]string{},
+			in: Input{Command: "python3 -m verl.trainer.main_ppo trainer.nnodes=2 rollout.nnodes=1 trainer.n_gpus_per_node=4 " +
+				"actor_rollout_ref.rollout.tensor_model_parallel_size=8 actor_rollout_ref.actor.ulysses_sequence_parallel_size=3", GPUsPerRun: 4, Nodes: 2},
+			rules: []string{"verl-topology"},
+			want: []Finding{
+				{Level: preflight.Fatal, Rule: "verl-topology", Message: "verl: trainer.nnodes=2 + rollout.nnodes=1 asks for 3 nodes; the contract approves 2"},
+				{Level: preflight.Fatal, Rule: "verl-topology", Message: "verl: actor_rollout_ref.actor.ulysses_sequence_parallel_size=3 does not divide the train world of 8 GPUs (2 nodes × 4)"},
+				{Level: preflight.Warn, Rule: "verl-topology", Message: "verl: actor_rollout_ref.rollout.tensor_model_parallel_size=8 spans nodes (4 GPUs per node): tensor parallelism across nodes is slow"},
+			},
+		},
+		{
+			name:  "verl: a topology the contract approves",
+			files: map[string]string{},
+			in:    Input{Command: "python3 -m verl.trainer.main_ppo trainer.nnodes=2 trainer.n_gpus_per_node=8 actor_rollout_ref.actor.ulysses_sequence_parallel_size=4", GPUsPerRun: 8, Nodes: 2},
+			rules: []string{"verl-topology"},
+			want: []Finding{{Level: preflight.OK, Rule: "verl-topology", Message: "verl: trainer.nnodes=2 × 8 GPUs per node as the contract approves; parallel sizes divide the world of 16"}},
+		},
+		{
+			name: "rsl_rl: a task the repository does not register",
+			files: map[string]string{
+				"train.py":          "import argparse\nimport rsl_rl\np = argparse.ArgumentParser()\np.add_argument('--task')\n",
+				"tasks/__init__.py": "import gymnasium as gym\n\ngym.register(\n    id=\"Isaac-Velocity-Flat-Anymal-C-v0\",\n    entry_point=\"x:y\",\n)\ngym.register(id='Isaac-Velocity-Rough-Anymal-C-v0', entry_point='x:y')\n",
+			},
+			in:    Input{Command: "python3 train.py --task Isaac-Velocity-Flat-Anymal-v0"},
+			rules: []string{"task"},
+			want:  []Finding{{Level: preflight.Fatal, Rule: "task", Message: "task Isaac-Velocity-Flat-Anymal-v0 is not registered in the repository (closest: Isaac-Velocity-Flat-Anymal-C-v0)"}},
+		},
+		{
+			name: "sb3 zoo: an env without an entry, a key PPO does not take",
+			files: map[string]string{
+				"train.py":            "import argparse\np = argparse.ArgumentParser()\np.add_argument('--algo')\np.add_argument('--env')\np.add_argument('--hyperparams', nargs='+')\n",
+				"hyperparams/ppo.yml": "CartPole-v1:\n  n_envs: 8\n  n_timesteps: !!float 1e5\n  policy: 'MlpPolicy'\n  n_steps: 32\n  learning_rate: lin_0.001\n  clip_rnage: 0.2\n",
+				"hyperparams/dqn.yml": "CartPole-v1:\n  policy: MlpPolicy\n",
+			},
+			in:    Input{Command: "python3 train.py --algo ppo --env CartPole-v1 --hyperparams n_epochs:5 gae_lamda:0.9 && python3 train.py --algo ppo --env Acrobot-v1 && python3 train.py --algo pp --env CartPole-v1"},
+			rules: []string{"sb3-zoo"},
+			want: []Finding{
+				{Level: preflight.Fatal, Rule: "sb3-zoo", Message: "sb3 zoo: hyperparams/ppo.yml for CartPole-v1 sets clip_rnage, which neither the zoo nor PPO reads (closest: clip_range)"},
+				{Level: preflight.Fatal, Rule: "sb3-zoo", Message: "sb3 zoo: hyperparams/ppo.yml for CartPole-v1 sets gae_lamda, which neither the zoo nor PPO reads (closest: gae_lambda)"},
+				{Level: preflight.Fatal, Rule: "sb3-zoo", Message: "sb3 zoo: hyperparams/ppo.yml has no entry for Acrobot-v1 (closest: CartPole-v1)"},
+				{Level: preflight.Fatal, Rule: "sb3-zoo", Message: "sb3 zoo: --algo pp has no hyperparams/pp.yml (closest: ppo)"},
+			},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := tc.in
