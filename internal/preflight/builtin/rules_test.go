@@ -61,7 +61,7 @@ func TestRunRules(t *testing.T) {
 			files: map[string]string{},
 			in:    Input{Command: "python3 -m verl.trainer.main_ppo trainer.nnodes=2 trainer.n_gpus_per_node=8 actor_rollout_ref.actor.ulysses_sequence_parallel_size=4", GPUsPerRun: 8, Nodes: 2},
 			rules: []string{"verl-topology"},
-			want: []Finding{{Level: preflight.OK, Rule: "verl-topology", Message: "verl: trainer.nnodes=2 × 8 GPUs per node as the contract approves; parallel sizes divide the world of 16"}},
+			want:  []Finding{{Level: preflight.OK, Rule: "verl-topology", Message: "verl: trainer.nnodes=2 × 8 GPUs per node as the contract approves; parallel sizes divide the world of 16"}},
 		},
 		{
 			name: "rsl_rl: a task the repository does not register",
