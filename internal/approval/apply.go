@@ -34,7 +34,7 @@ func Apply(r *state.Repo, c *contract.Loaded, set *experiment.Set) error {
 func (b Book) approvals(kind string) map[string]contract.Approval {
 	out := map[string]contract.Approval{}
 	for subject, rec := range b.Latest(kind) {
-		out[subject] = contract.Approval{By: rec.By, At: rec.Time, Digest: rec.Digest, Interactive: rec.Interactive()}
+		out[subject] = rec.Approval()
 	}
 	return out
 }

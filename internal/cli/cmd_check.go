@@ -14,6 +14,7 @@ import (
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/launch"
+	"github.com/rlxp/rlxp/internal/pin"
 	"github.com/rlxp/rlxp/internal/probe"
 	"github.com/rlxp/rlxp/internal/state"
 	"github.com/rlxp/rlxp/internal/workspace"
@@ -110,7 +111,7 @@ func evaluateCheck(ctx context.Context, env *Env, o *checkOptions, arg string) (
 	if in.Runs, in.Lives, err = workspace.RunsLive(ctx, in.Repo); err != nil {
 		return nil, err
 	}
-	in.PlanChanges, in.Changes = pinned(ctx, in.Repo, in.Contract, in.Experiment)
+	in.PlanChanges, in.Changes = pin.Judge(ctx, in.Repo, in.Contract, in.Experiment)
 	c, err := check.Evaluate(ctx, in)
 	if err != nil {
 		return nil, runDirUsage(err)

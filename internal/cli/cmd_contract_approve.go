@@ -9,7 +9,6 @@ import (
 
 	"github.com/rlxp/rlxp/internal/approval"
 	"github.com/rlxp/rlxp/internal/contract"
-	"github.com/rlxp/rlxp/internal/state"
 	"github.com/rlxp/rlxp/internal/workspace"
 )
 
@@ -59,15 +58,6 @@ EXIT STATUS
 	}
 }
 
-type approvedSection struct {
-	Section string `json:"section"`
-	contract.Approval
-	How      string   `json:"how"`
-	TTY      string   `json:"tty"`
-	Ancestry []string `json:"ancestry"`
-	Seq      int64    `json:"seq"`
-}
-
 func runContractApprove(ctx context.Context, env *Env, o *approveOptions, args []string) error {
 	sections := args
 	switch {
@@ -83,15 +73,7 @@ func runContractApprove(ctx context.Context, env *Env, o *approveOptions, args [
 			return usagef("unknown section %q (sections: %s)", s, strings.Join(contract.Sections(), ", "))
 		}
 	}
-	interactive, err := approvalMode(env, o.yes)
-	if err != nil {
-		return err
-	}
-	by, err := approver(env, o.by)
-	if err != nil {
-		return err
-	}
-	origin, err := approvalOrigin(env)
+	q, err := approvalRequest(env, o.by, o.yes)
 	if err != nil {
 		return err
 	}
@@ -108,76 +90,45 @@ func runContractApprove(ctx context.Context, env *Env, o *approveOptions, args [
 	if err != nil {
 		return err
 	}
-	// Refuse incomplete sections, and a log that does not verify, before
-	// asking anything.
-	digests, err := l.Digests(sections)
-	if err != nil {
-		return err
-	}
-	if err := approvalLogUsable(r); err != nil {
-		return err
-	}
-	if interactive {
-		sections, err = confirmSections(ctx, env, l, sections, by)
-		if err != nil {
-			return err
-		}
-		if len(sections) == 0 {
+	recs, err := approval.ApproveSections(r, l, sections, q, confirmer(ctx, env))
+	if err != nil || len(recs) == 0 {
+		if err == nil {
 			fmt.Fprintln(env.Stdout, "nothing approved")
-			return nil
 		}
-	}
-	how := howApproved(interactive)
-	var out []approvedSection
-	for _, name := range sections {
-		rec, err := approval.LogOf(r).Append(approval.Record{
-			Kind: approval.Section, Subject: name, Digest: digests[name], By: by, How: how,
-			TTY: origin.TTY, Ancestry: origin.Ancestry,
-		}, env.Now())
-		if err != nil {
-			return err
-		}
-		out = append(out, approvedSection{name, contract.Approval{By: by, At: rec.Time, Digest: rec.Digest, Interactive: interactive}, how, rec.TTY, rec.Ancestry, rec.Seq})
-	}
-	// Approvals an older rlxp kept in contract.yaml count for nothing; the
-	// first approval recorded in the log removes them.
-	if data, had, err := l.WithoutLegacyApprovals(); err != nil {
 		return err
-	} else if had {
-		if err := state.WriteFile(r.Path(state.Contract), data, 0o644); err != nil {
-			return err
-		}
 	}
 	if o.json {
+		out := make([]approval.SectionReceipt, len(recs))
+		for i, rec := range recs {
+			out[i] = rec.Receipt()
+		}
 		return writeJSON(env.Stdout, struct {
-			Schema   string            `json:"schema"`
-			Approved []approvedSection `json:"approved"`
+			Schema   string                    `json:"schema"`
+			Approved []approval.SectionReceipt `json:"approved"`
 		}{"rlxp.contract-approve/v1", out})
 	}
-	for _, a := range out {
-		fmt.Fprintf(env.Stdout, "approved %s (%s…) by %s at %s, %s\n", a.Section, a.Digest[:19], a.By, a.At, modeText(interactive))
+	for _, rec := range recs {
+		fmt.Fprintln(env.Stdout, rec.Text())
 	}
 	return nil
 }
 
-func howApproved(interactive bool) string {
-	if interactive {
-		return approval.Terminal
+// approvalRequest is a human's act of approval: no terminal without --yes
+// is a usage error, and the approving process's ancestry is traced, which
+// refuses an agent host's descendants. No flag or variable skips that.
+func approvalRequest(env *Env, by string, yes bool) (approval.Request, error) {
+	if !yes && (!env.StdinTTY || !env.StdoutTTY) {
+		return approval.Request{}, usagef("approval needs a terminal to confirm on; without one pass --yes (recorded as non-interactive)")
 	}
-	return approval.Yes
-}
-
-func modeText(interactive bool) string {
-	if interactive {
-		return "interactive"
+	by, err := approver(env, by)
+	if err != nil {
+		return approval.Request{}, err
 	}
-	return "non-interactive"
-}
-
-// approvalOrigin traces the approving process; approval is refused when it
-// descends from an agent host. No flag or variable skips this.
-func approvalOrigin(env *Env) (approval.Origin, error) {
-	return approval.Trace(procTable(env))
+	origin, err := approval.Trace(procTable(env))
+	if err != nil {
+		return approval.Request{}, err
+	}
+	return approval.Request{By: by, Interactive: !yes, Origin: origin, Now: env.Now()}, nil
 }
 
 // procTable is the process table ancestry is read from.
@@ -188,43 +139,12 @@ func procTable(env *Env) approval.ProcessTable {
 	return env.Procs
 }
 
-// approvalLogUsable refuses to ask a human anything when the approvals log
-// does not verify: the answer could not be recorded.
-func approvalLogUsable(r *state.Repo) error {
-	book, err := approval.LogOf(r).Read()
-	if err != nil {
-		return err
-	}
-	if book.Problem != nil {
-		return fmt.Errorf("cannot record an approval: %w", book.Problem)
-	}
-	return nil
-}
-
-// approvalMode decides between a terminal prompt and --yes.
-func approvalMode(env *Env, yes bool) (interactive bool, err error) {
-	if yes {
-		return false, nil
-	}
-	if !env.StdinTTY || !env.StdoutTTY {
-		return false, usagef("approval needs a terminal to confirm on; without one pass --yes (recorded as non-interactive)")
-	}
-	return true, nil
-}
-
-// confirmSections shows each section and keeps those the human confirms.
-func confirmSections(ctx context.Context, env *Env, l *contract.Loaded, sections []string, by string) ([]string, error) {
+// confirmer shows what is approved and asks at the terminal.
+func confirmer(ctx context.Context, env *Env) approval.Confirm {
 	p := newPrompter(env)
-	var keep []string
-	for _, s := range sections {
-		fmt.Fprintf(env.Stdout, "\n%s", l.SectionText(s))
-		answer, err := p.ask(ctx, fmt.Sprintf("Approve section %s as %s? [y/N] ", s, by))
-		if err != nil {
-			return nil, err
-		}
-		if yes(answer) {
-			keep = append(keep, s)
-		}
+	return func(text, question string) (bool, error) {
+		fmt.Fprint(env.Stdout, text)
+		answer, err := p.ask(ctx, question)
+		return yes(answer), err
 	}
-	return keep, nil
 }

@@ -2,17 +2,13 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/pflag"
 
 	"github.com/rlxp/rlxp/internal/adapter"
-	"github.com/rlxp/rlxp/internal/approval"
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/experiment"
-	"github.com/rlxp/rlxp/internal/gate"
 	"github.com/rlxp/rlxp/internal/pin"
 	"github.com/rlxp/rlxp/internal/plaintext"
 	"github.com/rlxp/rlxp/internal/state"
@@ -65,64 +61,34 @@ func runExperimentApprove(ctx context.Context, env *Env, o *experimentApproveOpt
 	if len(args) != 1 {
 		return usagef("approve takes one experiment ID")
 	}
-	interactive, err := approvalMode(env, o.yes)
+	q, err := approvalRequest(env, o.by, o.yes)
 	if err != nil {
 		return err
 	}
-	by, err := approver(env, o.by)
+	if _, err := argID(args[0]); err != nil {
+		return err
+	}
+	r, err := openRepo(env, o.root)
 	if err != nil {
 		return err
 	}
-	origin, err := approvalOrigin(env)
+	lock, err := lockRepo(env, r)
 	if err != nil {
 		return err
 	}
-	return editExperiment(env, o.root, args[0], func(r *state.Repo, l *contract.Loaded, e *experiment.Experiment) (bool, error) {
-		if e.Status != experiment.Proposed && e.Status != experiment.Approved {
-			return false, fmt.Errorf("experiment %s is %s; only a proposed experiment can be approved", e.ID, e.Status)
-		}
-		if err := l.Require("scope"); err != nil {
-			return false, err
-		}
-		if errs := e.ScopeErrors(l.Contract.Scope); len(errs) > 0 {
-			return false, fmt.Errorf("cannot approve %s: %w", e.ID, errors.Join(errs...))
-		}
-		if err := approvalLogUsable(r); err != nil {
-			return false, err
-		}
-		// What the approval pins, computed before asking: a plan that
-		// cannot be built cannot be approved.
-		plan, err := pinnedPlan(ctx, r, e)
-		if err != nil {
-			return false, err
-		}
-		if interactive {
-			answer, err := newPrompter(env).ask(ctx, fmt.Sprintf("%s: %s\nApprove experiment %s as %s? [y/N] ", e.ID, e.Describe(), e.ID, by))
-			if err != nil {
-				return false, err
-			}
-			if !yes(answer) {
-				fmt.Fprintln(env.Stdout, "nothing approved")
-				return false, nil
-			}
-		}
-		rec, err := approval.LogOf(r).Append(approval.Record{
-			Kind: approval.Experiment, Subject: e.ID, Digest: e.Digest(), By: by, How: howApproved(interactive),
-			TTY: origin.TTY, Ancestry: origin.Ancestry, Plan: plan,
-		}, env.Now())
-		if err != nil {
-			return false, err
-		}
-		e.Status = experiment.Approved
-		e.Approval = &contract.Approval{By: by, At: rec.Time, Digest: rec.Digest, Interactive: interactive}
-		return true, nil
-	}, func(e *experiment.Experiment) error {
-		if o.json {
-			return writeJSON(env.Stdout, e.View())
-		}
-		fmt.Fprintf(env.Stdout, "approved experiment %s (%s…) by %s at %s, %s\n", e.ID, e.Approval.Digest[:19], e.Approval.By, e.Approval.At, modeText(interactive))
-		return nil
-	})
+	defer lock.Unlock()
+	e, rec, err := pin.Approve(ctx, r, args[0], q, confirmer(ctx, env))
+	switch {
+	case err != nil:
+		return err
+	case rec == nil:
+		fmt.Fprintln(env.Stdout, "nothing approved")
+	case o.json:
+		return writeJSON(env.Stdout, e.View())
+	default:
+		fmt.Fprintln(env.Stdout, rec.Text())
+	}
+	return nil
 }
 
 func newExperimentRejectCmd() *Command {
@@ -207,36 +173,5 @@ func editExperiment(env *Env, root, id string, change func(*state.Repo, *contrac
 	return show(e)
 }
 
-// pinnedPlan is what an approval of e pins: its train commands, the
-// adapter fields that decide what runs and is scored, the files the
-// commands name, and the code.
-func pinnedPlan(ctx context.Context, r *state.Repo, e *experiment.Experiment) (json.RawMessage, error) {
-	ad, err := loadAdapter(r)
-	if err != nil {
-		return nil, err
-	}
-	m, err := pin.Compute(ctx, r.Root, ad, r.Show(state.Adapter), e)
-	if err != nil {
-		return nil, fmt.Errorf("cannot pin what %s runs: %w", e.ID, err)
-	}
-	return json.Marshal(m)
-}
-
-func loadAdapter(r *state.Repo) (*adapter.Adapter, error) {
-	data, err := r.Read(state.Adapter)
-	if err != nil {
-		return nil, err
-	}
-	return adapter.Parse(r.Show(state.Adapter), data)
-}
-
-// pinned compares what e would run now with what its approval pinned, and
-// reads the repository's changes since the baseline's commit; an adapter
-// that cannot be read is a change.
-func pinned(ctx context.Context, r *state.Repo, l *contract.Loaded, e *experiment.Experiment) ([]string, *gate.ChangeSet) {
-	ad, err := loadAdapter(r)
-	if err != nil {
-		return []string{err.Error()}, nil
-	}
-	return pin.Stale(ctx, r, ad, e), pin.ChangeSet(ctx, r, ad, l.Contract.Baseline.Experiment, e)
-}
+// loadAdapter reads the repository's adapter.yaml.
+func loadAdapter(r *state.Repo) (*adapter.Adapter, error) { return pin.Adapter(r) }

@@ -10,6 +10,7 @@ import (
 	"github.com/rlxp/rlxp/internal/check"
 	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/gate"
+	"github.com/rlxp/rlxp/internal/pin"
 	"github.com/rlxp/rlxp/internal/workspace"
 )
 
@@ -92,7 +93,7 @@ func runGate(ctx context.Context, env *Env, o *gateOptions, args []string) error
 			seeds = e.Seeds
 		}
 		in.Runs = len(seeds)
-		in.PlanChanges, in.Changes = pinned(ctx, r, l, e)
+		in.PlanChanges, in.Changes = pin.Judge(ctx, r, l, e)
 		in.PlanChecked = true
 	}
 	a := gate.Evaluate(in)

@@ -1,0 +1,93 @@
+package pin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/rlxp/rlxp/internal/adapter"
+	"github.com/rlxp/rlxp/internal/approval"
+	"github.com/rlxp/rlxp/internal/contract"
+	"github.com/rlxp/rlxp/internal/experiment"
+	"github.com/rlxp/rlxp/internal/gate"
+	"github.com/rlxp/rlxp/internal/state"
+	"github.com/rlxp/rlxp/internal/workspace"
+)
+
+// Approve records a human's approval of experiment id and the plan it
+// pins (Compute), and marks it approved in experiments.yaml. Only a
+// proposed (or approved) experiment inside a complete scope can be
+// approved, and only while the approvals log verifies; the plan is built
+// before anything is asked, since a plan that cannot be built cannot be
+// approved. An interactive request that is declined records nothing and
+// returns a nil record. The caller holds the state lock.
+func Approve(ctx context.Context, r *state.Repo, id string, q approval.Request, confirm approval.Confirm) (*experiment.Experiment, *approval.Record, error) {
+	l, err := workspace.Contract(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	set, e, err := workspace.Experiment(r, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if e.Status != experiment.Proposed && e.Status != experiment.Approved {
+		return nil, nil, fmt.Errorf("experiment %s is %s; only a proposed experiment can be approved", e.ID, e.Status)
+	}
+	if err := l.Require("scope"); err != nil {
+		return nil, nil, err
+	}
+	if errs := e.ScopeErrors(l.Contract.Scope); len(errs) > 0 {
+		return nil, nil, fmt.Errorf("cannot approve %s: %w", e.ID, errors.Join(errs...))
+	}
+	log := approval.LogOf(r)
+	if err := log.Usable(); err != nil {
+		return nil, nil, err
+	}
+	ad, err := Adapter(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := Compute(ctx, r.Root, ad, r.Show(state.Adapter), e)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot pin what %s runs: %w", e.ID, err)
+	}
+	plan, err := json.Marshal(m)
+	if err != nil {
+		return nil, nil, err
+	}
+	if q.Interactive {
+		ok, err := confirm(fmt.Sprintf("%s: %s\n", e.ID, e.Describe()), fmt.Sprintf("Approve experiment %s as %s? [y/N] ", e.ID, q.By))
+		if err != nil || !ok {
+			return e, nil, err
+		}
+	}
+	rec, err := q.Record(log, approval.Experiment, e.ID, e.Digest(), plan)
+	if err != nil {
+		return nil, nil, err
+	}
+	a := rec.Approval()
+	e.Status, e.Approval = experiment.Approved, &a
+	return e, &rec, workspace.SaveExperiments(r, set)
+}
+
+// Adapter reads the repository's adapter.yaml.
+func Adapter(r *state.Repo) (*adapter.Adapter, error) {
+	data, err := r.Read(state.Adapter)
+	if err != nil {
+		return nil, err
+	}
+	return adapter.Parse(r.Show(state.Adapter), data)
+}
+
+// Judge compares what e would run now with what its approval pinned
+// (Stale), and reads the repository's changes since the baseline's
+// commit (ChangeSet): what the gate needs beyond the contract and the
+// experiment. An adapter that cannot be read is a change.
+func Judge(ctx context.Context, r *state.Repo, l *contract.Loaded, e *experiment.Experiment) ([]string, *gate.ChangeSet) {
+	ad, err := Adapter(r)
+	if err != nil {
+		return []string{err.Error()}, nil
+	}
+	return Stale(ctx, r, ad, e), ChangeSet(ctx, r, ad, l.Contract.Baseline.Experiment, e)
+}
