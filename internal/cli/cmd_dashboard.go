@@ -82,11 +82,7 @@ func runDashboard(ctx context.Context, env *Env, o *dashboardOptions, args []str
 	if _, err := r.Read(state.Contract); err != nil {
 		return err
 	}
-	dir := env.Getenv("XDG_RUNTIME_DIR")
-	if dir == "" {
-		dir = os.TempDir()
-	}
-	record := dashboard.InstancePath(dir, r.Root)
+	record := dashboard.RecordPath(env.Getenv, r.Root)
 	if inst, ok := dashboard.Running(ctx, record, r.Root); ok {
 		fmt.Fprintf(env.Stdout, "a dashboard for %s is already running (pid %d)\n%s\n", r.Root, inst.PID, inst.URL)
 		return nil

@@ -82,26 +82,18 @@ func runLedgerShow(env *Env, o *ledgerShowOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	all, rep := ledger.Load(r.Show(state.Ledger), data)
-	if rep.Problem != nil {
-		warnf(env, "%s; showing the %d entries before it (run 'rlxp ledger verify')", rep.Problem, len(all))
+	l := ledger.File{Name: r.Show(state.Ledger)}.List(data, o.experiment)
+	if l.Problem != nil {
+		warnf(env, "%s; showing the %d entries before it (run 'rlxp ledger verify')", l.Problem, l.Verified)
 	}
-	entries := ledger.OfExperiment(all, o.experiment)
 	switch {
 	case o.json:
-		return writeJSON(env.Stdout, struct {
-			Schema  string         `json:"schema"`
-			Entries []ledger.Entry `json:"entries"`
-		}{ledger.ShowSchema, entries})
+		return writeJSON(env.Stdout, l)
 	case o.csv:
-		rows := make([]ledger.CSVRow, len(entries))
-		for i, e := range entries {
-			rows[i] = e.CSV()
-		}
-		return gocsv.Marshal(rows, env.Stdout)
+		return gocsv.Marshal(l.CSV(), env.Stdout)
 	}
 	rows := [][]string{}
-	for _, e := range entries {
+	for _, e := range l.Entries {
 		cells := e.ShowCells()
 		if v := e.String("verdict"); v != "" {
 			cells[len(cells)-1] = env.paint(verdictColor(v), v)

@@ -100,9 +100,7 @@ func runReport(ctx context.Context, env *Env, o *reportOptions, args []string) e
 	}
 	var charts rlxpreport.Charts
 	if o.plots {
-		charts = func(ctx context.Context) ([]rlxpreport.Plot, map[string][]byte, error) {
-			return dashboard.Plots(ctx, dashboard.NewRepo(r, env.Now))
-		}
+		charts = dashboard.ReportCharts(r, env.Now)
 	}
 	res, err := rlxpreport.Update(ctx, r, o.check, charts, func(w string) { warnf(env, "%s", w) })
 	if err != nil {

@@ -129,10 +129,3 @@ func printStatus(env *Env, rep runstatus.Report) {
 		printTable(env, []string{"FIELD", "VALUE"}, rows)
 	}
 }
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}

@@ -30,6 +30,16 @@ func InstancePath(dir, root string) string {
 	return filepath.Join(dir, "rlxp-dashboard-"+hex.EncodeToString(sum[:8])+".json")
 }
 
+// RecordPath is InstancePath in $XDG_RUNTIME_DIR (as getenv reads it),
+// else in the temporary directory.
+func RecordPath(getenv func(string) string, root string) string {
+	dir := getenv("XDG_RUNTIME_DIR")
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	return InstancePath(dir, root)
+}
+
 // Running reports the dashboard recorded for root when it answers on its
 // URL and says it shows the same repository.
 func Running(ctx context.Context, record, root string) (Instance, bool) {

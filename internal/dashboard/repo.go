@@ -189,6 +189,13 @@ func chartsOf(primary string, guardrails []string, baseline string, recs []runs.
 	return cs
 }
 
+// ReportCharts draws the report's charts (see Plots) from r's state.
+func ReportCharts(r *state.Repo, now func() time.Time) report.Charts {
+	return func(ctx context.Context) ([]report.Plot, map[string][]byte, error) {
+		return Plots(ctx, NewRepo(r, now))
+	}
+}
+
 // Plots draws the primary metric's and each guardrail's chart for a
 // report, keyed by file name relative to report.md.
 func Plots(ctx context.Context, b *Repo) ([]report.Plot, map[string][]byte, error) {

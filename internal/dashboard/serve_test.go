@@ -69,3 +69,18 @@ func TestListenRecordUnwritable(t *testing.T) {
 		t.Error("an unwritable record is not reported")
 	}
 }
+
+func TestRecordPath(t *testing.T) {
+	env := map[string]string{"XDG_RUNTIME_DIR": "/run/user/7"}
+	getenv := func(k string) string { return env[k] }
+	if got, want := RecordPath(getenv, "/repo"), InstancePath("/run/user/7", "/repo"); got != want {
+		t.Errorf("with XDG_RUNTIME_DIR: %s, want %s", got, want)
+	}
+	delete(env, "XDG_RUNTIME_DIR")
+	if got, want := RecordPath(getenv, "/repo"), InstancePath(os.TempDir(), "/repo"); got != want {
+		t.Errorf("without: %s, want %s", got, want)
+	}
+	if RecordPath(getenv, "/a") == RecordPath(getenv, "/b") {
+		t.Error("two repositories share a record")
+	}
+}

@@ -100,3 +100,31 @@ func orDash(s string) string {
 	}
 	return s
 }
+
+// A Listing is what 'ledger show' lists: the entries whose chain
+// verifies, of one experiment or of all.
+type Listing struct {
+	Schema  string  `json:"schema"`
+	Entries []Entry `json:"entries"`
+	// Problem is the first line that does not verify; the entries before
+	// it are listed.
+	Problem *Problem `json:"-"`
+	// Verified counts the entries before the problem, of every experiment.
+	Verified int `json:"-"`
+}
+
+// List reads a ledger's content for 'ledger show': the entries of the
+// experiment id ("" for all) up to the first line that does not verify.
+func (f File) List(data []byte, id string) Listing {
+	all, rep := f.Load(data)
+	return Listing{Schema: ShowSchema, Entries: OfExperiment(all, id), Problem: rep.Problem, Verified: len(all)}
+}
+
+// CSV is the listing as CSV rows.
+func (l Listing) CSV() []CSVRow {
+	rows := make([]CSVRow, len(l.Entries))
+	for i, e := range l.Entries {
+		rows[i] = e.CSV()
+	}
+	return rows
+}

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -67,5 +68,43 @@ func TestOfExperiment(t *testing.T) {
 		if diff := cmp.Diff(tt.want, ids(got)); diff != "" {
 			t.Errorf("OfExperiment(%q) (-want +got):\n%s", tt.id, diff)
 		}
+	}
+}
+
+func TestList(t *testing.T) {
+	_, good := sampleLedger(t, 4)
+	all, _ := File{}.Load(good)
+	exp := all[1].String("experiment")
+	same := len(OfExperiment(all, exp))
+	ls := fileLines(good)
+	tampered := bytes.Join([][]byte{ls[0], ls[1], bytes.Replace(ls[2], []byte(`"seq":3`), []byte(`"seq":9`), 1), ls[3]}, nil)
+	tests := []struct {
+		name      string
+		data      []byte
+		id        string
+		entries   int
+		verified  int
+		problemAt int
+	}{
+		{"all", good, "", 4, 4, 0},
+		{"one experiment", good, exp, same, 4, 0},
+		{"up to a bad line", tampered, "", 2, 2, 3},
+		{"empty", nil, "", 0, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := File{Name: "L"}.List(tt.data, tt.id)
+			problemAt := 0
+			if l.Problem != nil {
+				problemAt = l.Problem.Line
+			}
+			got := []int{len(l.Entries), l.Verified, problemAt}
+			if d := cmp.Diff([]int{tt.entries, tt.verified, tt.problemAt}, got); d != "" || l.Schema != ShowSchema || l.Entries == nil {
+				t.Errorf("entries, verified, problem line (-want +got):\n%s", d)
+			}
+			if rows := l.CSV(); len(rows) != len(l.Entries) {
+				t.Errorf("%d CSV rows for %d entries", len(rows), len(l.Entries))
+			}
+		})
 	}
 }
