@@ -91,6 +91,9 @@ func (p *pyScan) tags() {
 				conf = Medium
 			}
 			p.tag(tag, c.backend, off, conf)
+			if len(args) > 1 {
+				p.evalValue(tag, args[1])
+			}
 			return true
 		})
 	}
@@ -253,7 +256,7 @@ func (p *pyScan) dictKeys(expr, backend string, off int, conf Confidence) {
 			return
 		}
 		for _, item := range splitTop(inside[1:len(inside)-1], ',') {
-			k, _, ok := cutTop(item, ':')
+			k, v, ok := cutTop(item, ':')
 			if !ok {
 				continue
 			}
@@ -263,6 +266,7 @@ func (p *pyScan) dictKeys(expr, backend string, off int, conf Confidence) {
 					c = Medium
 				}
 				p.tag(tag, backend, off, c)
+				p.evalValue(tag, v)
 			}
 		}
 	case strings.HasPrefix(expr, "dict("):
@@ -503,4 +507,23 @@ func enclosingFunc(s string, off int) string {
 		}
 	}
 	return ""
+}
+
+// evalValue marks a tag held out when the value logged under it is named
+// for evaluation (normalized_eval_score, test_returns, val_acc): a name
+// with an eval, test or val word, not one that merely starts with the
+// letters (values, value_loss).
+func (p *pyScan) evalValue(tag, value string) {
+	eval := false
+	for _, w := range strings.FieldsFunc(value, func(r rune) bool { return !(r < 128 && isIdent(byte(r))) }) {
+		eval = eval || !isDigit(w[0]) && evalFunc(w)
+	}
+	if !eval {
+		return
+	}
+	for i := range p.f.tags {
+		if p.f.tags[i].tag == tag {
+			p.f.tags[i].eval = true
+		}
+	}
 }
