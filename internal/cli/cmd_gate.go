@@ -3,15 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/pflag"
 
-	"github.com/rlxp/rlxp/internal/budget"
-	"github.com/rlxp/rlxp/internal/check"
-	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/gate"
 	"github.com/rlxp/rlxp/internal/pin"
-	"github.com/rlxp/rlxp/internal/workspace"
 )
 
 type gateOptions struct {
@@ -67,34 +64,9 @@ func runGate(ctx context.Context, env *Env, o *gateOptions, args []string) error
 	if err != nil {
 		return err
 	}
-	in := gate.Input{Contract: l}
-	if len(args) == 1 {
-		set, err := workspace.Experiments(r)
-		if err != nil {
-			return err
-		}
-		var e *experiment.Experiment
-		if e, err = set.Get(args[0]); err != nil {
-			return err
-		}
-		in.Experiments, in.Experiment = set, e
-		recs, err := workspace.Runs(ctx, r)
-		if err != nil {
-			return err
-		}
-		if in.Spend, err = budget.Sum(recs, l.Contract.Budget.MaxRunWallClock.Value()); err != nil {
-			return err
-		}
-		// The runs a launch would start, counted as check counts them: the
-		// seeds without a clean finish, or, when every seed has one, all of
-		// them again (a relaunch).
-		seeds := check.Seeds(recs, e, nil)
-		if len(seeds) == 0 {
-			seeds = e.Seeds
-		}
-		in.Runs = len(seeds)
-		in.PlanChanges, in.Changes = pin.Judge(ctx, r, l, e)
-		in.PlanChecked = true
+	in, err := pin.GateInput(ctx, r, l, strings.Join(args, ""))
+	if err != nil {
+		return err
 	}
 	a := gate.Evaluate(in)
 	if o.json {
@@ -104,22 +76,17 @@ func runGate(ctx context.Context, env *Env, o *gateOptions, args []string) error
 	} else {
 		rows := make([][]string, len(a.Conditions))
 		for i, c := range a.Conditions {
-			mark := env.paint(green, "ok")
+			rows[i] = []string{c.Check, env.paint(green, "ok"), c.Detail}
 			if !c.OK {
-				mark = env.paint(red, "UNMET")
+				rows[i][1] = env.paint(red, "UNMET")
 			}
-			rows[i] = []string{c.Check, mark, c.Detail}
 		}
 		printTable(env, []string{"CHECK", "STATE", "DETAIL"}, rows)
-		what := "contract"
-		if a.Experiment != "" {
-			what = a.Experiment
+		word, color := "OPEN", green
+		if !a.Open {
+			word, color = "CLOSED", red
 		}
-		if a.Open {
-			fmt.Fprintf(env.Stdout, "GATE %s: %s\n", what, env.paint(green, "OPEN"))
-		} else {
-			fmt.Fprintf(env.Stdout, "GATE %s: %s — %d unmet condition%s\n", what, env.paint(red, "CLOSED"), a.Unmet, plural(a.Unmet))
-		}
+		fmt.Fprintln(env.Stdout, strings.Replace(a.Verdict(), ": "+word, ": "+env.paint(color, word), 1))
 	}
 	if !a.Open {
 		return errNegative

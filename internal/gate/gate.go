@@ -337,3 +337,16 @@ func checkBudget(in Input, c contract.Contract, add func(string, bool, string, .
 	add("budget.wall_clock", wall <= maxWall, "%s per run; the contract allows %s", wall, maxWall)
 	return b
 }
+
+// Verdict is the answer's last line: open, or closed with the number of
+// unmet conditions.
+func (a Answer) Verdict() string {
+	what := "contract"
+	if a.Experiment != "" {
+		what = a.Experiment
+	}
+	if a.Open {
+		return fmt.Sprintf("GATE %s: OPEN", what)
+	}
+	return fmt.Sprintf("GATE %s: CLOSED — %d unmet condition%s", what, a.Unmet, pluralS(a.Unmet))
+}

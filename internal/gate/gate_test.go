@@ -232,3 +232,18 @@ func TestChangeSet(t *testing.T) {
 		t.Errorf("a change set not read was judged: %+v", condition(a, "scope.files"))
 	}
 }
+
+func TestVerdict(t *testing.T) {
+	for _, tc := range []struct {
+		a    Answer
+		want string
+	}{
+		{Answer{Open: true}, "GATE contract: OPEN"},
+		{Answer{Experiment: "fast", Unmet: 1}, "GATE fast: CLOSED — 1 unmet condition"},
+		{Answer{Experiment: "fast", Unmet: 3}, "GATE fast: CLOSED — 3 unmet conditions"},
+	} {
+		if got := tc.a.Verdict(); got != tc.want {
+			t.Errorf("Verdict = %q, want %q", got, tc.want)
+		}
+	}
+}
