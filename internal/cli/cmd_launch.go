@@ -144,28 +144,23 @@ func runLaunch(ctx context.Context, env *Env, o *launchOptions, args []string) e
 	res.Plan, res.Digest = plan, plan.Short()
 	if !o.json {
 		printCheck(env, &c.Result)
-		printPlan(env, plan)
+		fmt.Fprintln(env.Stdout, plan.Summary())
+		printTable(env, []string{"SEED", "RUN DIR", "COMMAND"}, plan.Rows())
 	}
-
-	switch {
-	case o.confirm != "" && !plan.Confirms(o.confirm):
-		res.Refusal = fmt.Sprintf("--confirm %s does not match this plan (%s): it changed since it was shown; review it and confirm again", o.confirm, plan.Short())
-	case o.confirm == "" && (!env.StdinTTY || o.json):
-		res.Refusal = fmt.Sprintf("not confirmed: a human reviews the plan above and confirms it, at a terminal or with --confirm %s", plan.Short())
-	case o.confirm == "":
-		answer, err := newPrompter(env).ask(ctx, fmt.Sprintf("Launch this plan? Type its digest (%s) or yes: ", plan.Short()))
+	refusal, ask := plan.Decide(o.confirm, env.StdinTTY && !o.json)
+	if ask {
+		answer, err := newPrompter(env).ask(ctx, plan.Question())
 		if err != nil {
 			return err
 		}
-		if answer != "yes" && !plan.Confirms(answer) {
-			res.Refusal = "not confirmed at the prompt"
+		if !plan.Accepts(answer) {
+			refusal = "not confirmed at the prompt"
 		}
 	}
-	if res.Refusal != "" {
+	if res.Refusal = refusal; refusal != "" {
 		res.Next = []string{fmt.Sprintf("a human confirms: rlxp launch %s --confirm %s", plan.Experiment, plan.Short())}
 		return finishLaunch(env, o, &res, errNegative)
 	}
-
 	how := runs.ByTerminal
 	if o.confirm != "" {
 		how = launch.Confirmation(procTable(env))
@@ -174,14 +169,7 @@ func runLaunch(ctx context.Context, env *Env, o *launchOptions, args []string) e
 		return err
 	}
 	res.Launched, res.Confirmed = true, how
-	ids := make([]string, len(res.Runs))
-	for i, r := range res.Runs {
-		ids[i] = r.ID
-	}
-	res.Next = []string{
-		"watch it: rlxp status " + plan.Experiment,
-		"when every run has ended: rlxp score " + plan.Experiment,
-	}
+	res.Next = []string{"watch it: rlxp status " + plan.Experiment, "when every run has ended: rlxp score " + plan.Experiment}
 	return finishLaunch(env, o, &res, nil)
 }
 
@@ -221,14 +209,7 @@ func finishLaunch(env *Env, o *launchOptions, res *launchResult, err error) erro
 		fmt.Fprintf(env.Stdout, "confirmed: %s\n", runs.ConfirmationText(res.Confirmed))
 	}
 	for _, r := range res.Runs {
-		switch r.State {
-		case "started":
-			fmt.Fprintf(env.Stdout, "started %s (seed %d, pid %d), log %s\n", r.ID, r.Seed, r.PID, r.Log)
-		case "submitted":
-			fmt.Fprintf(env.Stdout, "submitted %s (seed %d, Slurm job %s), log %s\n", r.ID, r.Seed, r.JobID, r.Log)
-		default:
-			fmt.Fprintf(env.Stdout, "queued %s (seed %d): starts when a slot frees\n", r.ID, r.Seed)
-		}
+		fmt.Fprintln(env.Stdout, r.Text())
 	}
 	if len(res.NodeCommands) > 0 {
 		fmt.Fprintln(env.Stdout, "run on every other node (rlxp started node 0 only):")
