@@ -7,8 +7,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rlxp/rlxp/internal/adapter"
-	"github.com/rlxp/rlxp/internal/contract"
-	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/pin"
 	"github.com/rlxp/rlxp/internal/plaintext"
 	"github.com/rlxp/rlxp/internal/state"
@@ -122,55 +120,35 @@ EXIT STATUS
 			if err := plaintext.Check("--reason", o.reason); err != nil {
 				return usagef("%v", err)
 			}
-			return editExperiment(env, o.root, args[0], func(_ *state.Repo, _ *contract.Loaded, e *experiment.Experiment) (bool, error) {
-				if e.Status != experiment.Proposed && e.Status != experiment.Approved {
-					return false, fmt.Errorf("experiment %s is %s; only a proposed or approved experiment can be rejected", e.ID, e.Status)
-				}
-				e.Status = experiment.Rejected
-				e.Rejection = &experiment.Rejection{By: by, At: timestamp(env), Reason: o.reason}
-				return true, nil
-			}, func(e *experiment.Experiment) error {
-				if o.json {
-					return writeJSON(env.Stdout, e.View())
-				}
-				fmt.Fprintf(env.Stdout, "rejected experiment %s by %s\n", e.ID, by)
-				return nil
-			})
+			if _, err := argID(args[0]); err != nil {
+				return err
+			}
+			r, err := openRepo(env, o.root)
+			if err != nil {
+				return err
+			}
+			lock, err := lockRepo(env, r)
+			if err != nil {
+				return err
+			}
+			defer lock.Unlock()
+			set, e, err := workspace.Experiment(r, args[0])
+			if err == nil {
+				err = e.Reject(by, timestamp(env), o.reason)
+			}
+			if err == nil {
+				err = workspace.SaveExperiments(r, set)
+			}
+			if err != nil {
+				return err
+			}
+			if o.json {
+				return writeJSON(env.Stdout, e.View())
+			}
+			fmt.Fprintf(env.Stdout, "rejected experiment %s by %s\n", e.ID, by)
+			return nil
 		},
 	}
-}
-
-// editExperiment applies change to one experiment under the lock and saves
-// the set when change reports a modification, then calls show.
-func editExperiment(env *Env, root, id string, change func(*state.Repo, *contract.Loaded, *experiment.Experiment) (bool, error), show func(*experiment.Experiment) error) error {
-	if _, err := argID(id); err != nil {
-		return err
-	}
-	r, err := openRepo(env, root)
-	if err != nil {
-		return err
-	}
-	lock, err := lockRepo(env, r)
-	if err != nil {
-		return err
-	}
-	defer lock.Unlock()
-	l, err := workspace.Contract(r)
-	if err != nil {
-		return err
-	}
-	set, e, err := workspace.Experiment(r, id)
-	if err != nil {
-		return err
-	}
-	changed, err := change(r, l, e)
-	if err != nil || !changed {
-		return err
-	}
-	if err := workspace.SaveExperiments(r, set); err != nil {
-		return err
-	}
-	return show(e)
 }
 
 // loadAdapter reads the repository's adapter.yaml.

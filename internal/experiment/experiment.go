@@ -225,3 +225,14 @@ func (s *Set) Encode() ([]byte, error) {
 	buf.Write(b)
 	return buf.Bytes(), nil
 }
+
+// Reject turns a proposed or approved experiment down, with who, when and
+// why; it stays on record.
+func (e *Experiment) Reject(by, at, reason string) error {
+	if e.Status != Proposed && e.Status != Approved {
+		return fmt.Errorf("experiment %s is %s; only a proposed or approved experiment can be rejected", e.ID, e.Status)
+	}
+	e.Status = Rejected
+	e.Rejection = &Rejection{By: by, At: at, Reason: reason}
+	return nil
+}

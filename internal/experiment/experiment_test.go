@@ -176,3 +176,20 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestReject(t *testing.T) {
+	for _, status := range []string{Proposed, Approved, Running, Done, Rejected} {
+		e := &Experiment{ID: "x", Status: status}
+		err := e.Reject("alice", "t", "too large")
+		if ok := status == Proposed || status == Approved; ok != (err == nil) {
+			t.Errorf("%s: Reject = %v", status, err)
+			continue
+		}
+		if err == nil && (e.Status != Rejected || *e.Rejection != (Rejection{By: "alice", At: "t", Reason: "too large"})) {
+			t.Errorf("%s: rejected as %+v %+v", status, e.Status, e.Rejection)
+		}
+		if err != nil && e.Status != status {
+			t.Errorf("%s: a refused rejection changed the status to %s", status, e.Status)
+		}
+	}
+}
