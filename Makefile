@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 BIN      = plugins/rl-experiment-assistant/bin/rlxp
 LDFLAGS  = -s -w -X main.version=$(VERSION)
 
-.PHONY: build demo demo-check test test-go test-python test-update check-artifacts fuzz bench bench-score bench-guard bench-inspect bench-dashboard bench-audit bench-audit-accuracy lint clean slurm-up slurm-down slurm-status
+.PHONY: build demo demo-check test test-go test-python test-update check-artifacts fuzz bench bench-score bench-guard bench-preflight bench-inspect bench-dashboard bench-audit bench-audit-accuracy lint clean slurm-up slurm-down slurm-status
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/rlxp
@@ -63,6 +63,11 @@ bench-score: build
 
 bench-guard: build
 	bash scripts/bench-guard.sh $(BIN)
+
+# What the built-in preflight adds to check on the example, beside the
+# interpreter's start (PYTHON=/usr/bin/python3 to name another).
+bench-preflight: build
+	bash scripts/bench-preflight.sh $(BIN)
 
 # CPUS=0,1 pins the contenders to two CPUs, as on the reference machine.
 bench-inspect: build

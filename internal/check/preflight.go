@@ -32,12 +32,14 @@ func OwnPreflight(ctx context.Context, in Input, seed, runs int, live bool) (bui
 		return builtin.Report{}, err
 	}
 	ct, ad := in.Contract.Contract, in.Adapter
-	return builtin.Run(ctx, builtin.Input{
+	rep, err := builtin.Run(ctx, builtin.Input{
 		Root: in.Repo.Root, Command: cmd, Seed: seed, RunDir: runDir, Runs: runs,
 		Python: ad.Runtime.Python, Config: ad.Config.Default, Override: ad.Config.Override,
 		HeldOut: ct.Evaluation.Seeds, GPUsPerRun: ct.Hardware.GPUsPerRun, Nodes: ct.Hardware.Nodes, Ports: ad.Runtime.Ports,
 		Live: live, Env: os.Environ(),
 	}, builtin.Profiles()...)
+	rep.Experiment = in.Experiment.ID
+	return rep, err
 }
 
 // checkPreflight runs the repo's own preflight for one seed, or rlxp's

@@ -2,12 +2,11 @@ package cli
 
 import (
 	"context"
-	"fmt"
+	"errors"
 
 	"github.com/spf13/pflag"
 
 	"github.com/rlxp/rlxp/internal/check"
-	"github.com/rlxp/rlxp/internal/preflight"
 	"github.com/rlxp/rlxp/internal/preflight/builtin"
 )
 
@@ -43,8 +42,5 @@ func runPreflight(ctx context.Context, env *Env, o *checkOptions, args []string)
 	} else {
 		rep.WriteLines(env.Stdout, env.Stderr)
 	}
-	if n := rep.Count(preflight.Fatal); err == nil && n > 0 {
-		err = fmt.Errorf("preflight of %s seed %d: %d FATAL", in.Experiment.ID, rep.Seed, n)
-	}
-	return err
+	return errors.Join(err, rep.Err())
 }

@@ -116,11 +116,14 @@ const Schema = "rlxp.preflight/v1"
 
 // A Report is the preflight's outcome.
 type Report struct {
-	Schema   string        `json:"schema"`
-	Command  string        `json:"command"`
-	Seed     int           `json:"seed"`
-	Findings []Finding     `json:"findings"`
-	Duration time.Duration `json:"duration_ns"`
+	Schema string `json:"schema"`
+	// Experiment names the experiment whose run was read, where the caller
+	// says.
+	Experiment string        `json:"experiment,omitempty"`
+	Command    string        `json:"command"`
+	Seed       int           `json:"seed"`
+	Findings   []Finding     `json:"findings"`
+	Duration   time.Duration `json:"duration_ns"`
 }
 
 // Count says how many findings have level l.
@@ -132,6 +135,14 @@ func (r Report) Count(l preflight.Level) int {
 		}
 	}
 	return n
+}
+
+// Err is a preflight's failure: nil unless a finding is FATAL.
+func (r Report) Err() error {
+	if n := r.Count(preflight.Fatal); n > 0 {
+		return fmt.Errorf("preflight of %s seed %d: %d FATAL", r.Experiment, r.Seed, n)
+	}
+	return nil
 }
 
 // Messages are the findings of level l.
