@@ -55,6 +55,7 @@ type flow struct {
 	defs  map[string][]*pyDef
 	sinks map[string][]sink // by function name; "__call__" by class
 	texts map[*facts]*text
+	files []*facts // the Python files
 }
 
 // sinksOf are the sinks a call may reach.
@@ -342,6 +343,7 @@ func newFlow(sc *scanner, files []*facts) *flow {
 		if f.src == "" {
 			continue
 		}
+		fl.files = append(fl.files, f)
 		for _, d := range pyDefs(f) {
 			fl.defs[d.name] = append(fl.defs[d.name], d)
 		}
@@ -405,6 +407,7 @@ func (fl *flow) calls(files []*facts) {
 		if callable {
 			fl.contexts(f)
 		}
+		fl.loops(f)
 	}
 }
 
@@ -666,6 +669,103 @@ func (fl *flow) returned(call string, depth int) []dictKey {
 				break
 			}
 			i += j + 1
+		}
+	}
+	return out
+}
+
+// loops follows a logger's own call in a loop over a dict's items whose
+// keys the file does not give: the dict a function in another module
+// returns (eval_stats = evaluate(...)), or a nested dict another module
+// fills (info["episode"]["return"] = ...).
+func (fl *flow) loops(f *facts) {
+	s := f.src
+	base := func(name string) bool {
+		switch name {
+		case "add_scalar", "scalar", "log_metric", "record", "record_mean", "log_scalar":
+			return true
+		}
+		return false
+	}
+	tx := fl.text(f)
+	for _, c := range callsIn(s, 0, len(s), base) {
+		sk, ok := baseSink(c.callee)
+		if !ok || sk.dict || len(c.args) == 0 {
+			continue
+		}
+		at, ok := templateOf(c.args[0])
+		if !ok {
+			continue
+		}
+		head := s[max(0, c.off-2048):c.off]
+		for _, p := range at {
+			if p.hole == "" {
+				continue
+			}
+			src, ok := loopOver(head, p.hole)
+			if !ok {
+				continue
+			}
+			var keys []string
+			if key, ok := subscript(src); ok {
+				keys = fl.nestedKeys(key)
+			} else {
+				for _, k := range fl.dictKeys(f, src, c.off, 3) {
+					keys = append(keys, k.key)
+				}
+			}
+			d := fl.defAt(f, c.off)
+			eval := d != nil && evalFunc(d.name) || evalFunc(src)
+			for _, k := range keys {
+				r, ok := at.subst(func(h string) (tmpl, bool) {
+					if h == p.hole {
+						return tmpl{{lit: k}}, true
+					}
+					return nil, false
+				})
+				if !ok {
+					continue
+				}
+				if tag, ok := r.literal(); ok && tagKey(tag) {
+					addTag(f, tx, tagHit{tag: tag, backend: sk.backend, conf: Medium, eval: eval}, c.off)
+				}
+			}
+		}
+	}
+}
+
+// subscript reads the key of NAME["key"].
+func subscript(expr string) (string, bool) {
+	i := strings.IndexByte(expr, '[')
+	if i <= 0 || !strings.HasSuffix(expr, "]") || !isName(expr[:i]) {
+		return "", false
+	}
+	return stringValue(expr[i+1 : len(expr)-1])
+}
+
+// nestedKeys are the keys any file gives a dict kept under key in
+// another dict: x["episode"]["return"] = ...
+func (fl *flow) nestedKeys(key string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range fl.files {
+		s := f.src
+		for _, q := range []string{`["` + key + `"][`, `['` + key + `'][`} {
+			for i := strings.Index(s, q); i >= 0; {
+				rest := s[i+len(q)-1:]
+				if inside, ok := balanced(rest, 0, 256); ok {
+					after := strings.TrimLeft(rest[len(inside):], " ")
+					if k, ok := stringValue(inside[1 : len(inside)-1]); ok && strings.HasPrefix(after, "=") && !strings.HasPrefix(after, "==") && !seen[k] {
+						seen[k] = true
+						out = append(out, k)
+					}
+				}
+				j := strings.Index(s[i+1:], q)
+				if j < 0 {
+					break
+				}
+				i += j + 1
+			}
 		}
 	}
 	return out
