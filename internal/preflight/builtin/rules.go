@@ -7,8 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/goccy/go-yaml"
 
 	"github.com/rlxp/rlxp/internal/preflight"
 	"github.com/rlxp/rlxp/internal/probe"
@@ -27,7 +30,7 @@ func Rules() []Rule {
 			Why: "a missing module fails the run as it starts", Run: importsRule},
 		{ID: "options", Checks: "every --option of the command is one the program or its runner reads: read from its parser definitions (argparse, click, absl, in the repo modules it imports too), or from its --help where those do not name the option; FATAL names the closest accepted one",
 			Why: "an option nobody reads is a parameter the run silently ignores, or a failure minutes in", Run: optionsRule},
-		{ID: "overrides", Checks: "every --set key=value (config.override) or Hydra/OmegaConf key=value names a key of the config: the one Hydra composes (--cfg job), or the YAML/JSON file",
+		{ID: "overrides", Checks: "every --set key=value (config.override) or Hydra/OmegaConf key=value names a key of the config: the one Hydra composes (--cfg job, where Hydra is importable), else the YAML/JSON file (with a Hydra main's default group options)",
 			Why: "an override of a key the config does not have changes nothing the program reads", Run: overridesRule},
 		{ID: "paths", Checks: "the config exists and parses; config, checkpoint and data options name files that exist",
 			Why: "a missing config or checkpoint fails the run after its setup", Run: pathsRule},
@@ -216,7 +219,7 @@ func overridesRule(t *Target) []Finding {
 		if len(keys) == 0 {
 			continue
 		}
-		cfgKeys, cfg, err := t.configFor(p, t.composed[i])
+		cfgKeys, cfg, err := t.configFor(e, p, t.composed[i])
 		if err != nil {
 			fs = append(fs, skip("overrides %s not checked: %v", strings.Join(keys, ", "), err))
 			continue
@@ -238,22 +241,22 @@ func overridesRule(t *Target) []Finding {
 // configFor is the config a program's overrides apply to: the one a Hydra
 // main composes (its --cfg job, or else its primary config file), or the
 // adapter's.
-func (t *Target) configFor(p *Program, composed *Answer) ([]string, string, error) {
+func (t *Target) configFor(e Entry, p *Program, composed *Answer) ([]string, string, error) {
 	if composed != nil && composed.Err == "" {
 		return composed.Keys, "the config " + filepath.Base(p.Script) + " composes (--cfg job)", nil
 	}
 	if p != nil && p.Hydra != nil && p.Hydra.ConfigName != "" {
 		rel, _ := filepath.Rel(t.Root, p.Hydra.ConfigPath)
 		name := filepath.Join(rel, strings.TrimSuffix(p.Hydra.ConfigName, ".yaml")+".yaml")
-		sub := &Target{Input: Input{Root: t.Root, Config: name}}
-		sub.readConfig()
-		if sub.configErr != nil {
-			return nil, name, sub.configErr
+		keys, err := t.yamlTree(p, name, groupChoices(e.Args, p))
+		if err != nil {
+			return nil, name, err
 		}
+		why := "Hydra is not importable in " + t.python(e)
 		if composed != nil {
-			name += " (" + composed.Err + ")"
+			why = composed.Err
 		}
-		return sub.ConfigKeys, name, nil
+		return keys, name + " and its defaults' YAML (" + why + ")", nil
 	}
 	if t.Config == "" {
 		return nil, "", errors.New("adapter.yaml names no config.default")
@@ -262,6 +265,58 @@ func (t *Target) configFor(p *Program, composed *Answer) ([]string, string, erro
 		return nil, t.Config, fmt.Errorf("%s: %w", t.Config, t.configErr)
 	}
 	return t.ConfigKeys, t.Config, nil
+}
+
+// groupChoices are the command's group=option overrides of a Hydra main.
+func groupChoices(args []string, p *Program) map[string]string {
+	m := map[string]string{}
+	for _, a := range args {
+		k, v, has := strings.Cut(a, "=")
+		if _, group := hydraGroup(p, k); has && group {
+			m[strings.TrimLeft(k, "+~")] = v
+		}
+	}
+	return m
+}
+
+// yamlTree is what Hydra would compose without Hydra: the keys of the
+// primary config and of each group option its defaults list (or the
+// command) chooses, under the group's name.
+func (t *Target) yamlTree(p *Program, name string, choices map[string]string) ([]string, error) {
+	data, err := os.ReadFile(filepath.Join(t.Root, name))
+	if err != nil {
+		return nil, err
+	}
+	var primary map[string]any
+	if err := yaml.Unmarshal(data, &primary); err != nil {
+		return nil, err
+	}
+	keys := flatten("", primary)
+	add := func(group, option string) {
+		var sub any
+		data, err := os.ReadFile(filepath.Join(p.Hydra.ConfigPath, filepath.FromSlash(group), option+".yaml"))
+		if err != nil || yaml.Unmarshal(data, &sub) != nil {
+			return // Hydra itself says what is missing: the hydra-groups rule
+		}
+		prefix := strings.ReplaceAll(group, "/", ".")
+		keys = append(keys, prefix)
+		keys = append(keys, flatten(prefix, sub)...)
+	}
+	defaults, _ := primary["defaults"].([]any)
+	for _, d := range defaults {
+		entry, _ := d.(map[string]any)
+		for group, option := range entry {
+			group = strings.TrimSpace(strings.TrimPrefix(group, "override "))
+			if opt, ok := option.(string); ok && choices[group] == "" {
+				add(group, opt)
+			}
+		}
+	}
+	for group, option := range choices {
+		add(group, option)
+	}
+	sort.Strings(keys)
+	return slices.Compact(keys), nil
 }
 
 // pathOption names an option whose value is an input that must exist.

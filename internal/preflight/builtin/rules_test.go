@@ -29,8 +29,23 @@ func TestRunRules(t *testing.T) {
 			in:    Input{Command: "python3 train.py optimizer=adamw lr=0.2 model.width=32 model.widht=3"},
 			rules: []string{"overrides", "hydra-groups"},
 			want: []Finding{
-				{Level: preflight.Fatal, Rule: "overrides", Message: "override model.widht names no key of conf/config.yaml (closest: model.width)"},
+				{Level: preflight.Fatal, Rule: "overrides", Message: "override model.widht names no key of conf/config.yaml and its defaults' YAML (Hydra is not importable in python3) (closest: model.width)"},
 				{Level: preflight.Fatal, Rule: "hydra-groups", Message: "config group optimizer has no option adamw (options: adam, sgd)"},
+			},
+		},
+		{
+			name: "hydra without Hydra: keys of the group option the command chooses",
+			files: map[string]string{
+				"train.py":                 "import hydra\n\n@hydra.main(config_path=\"conf\", config_name=\"config\")\ndef main(cfg):\n    pass\n",
+				"conf/config.yaml":         "defaults:\n  - optimizer: sgd\n  - _self_\nlr: 0.1\n",
+				"conf/optimizer/sgd.yaml":  "momentum: 0.9\n",
+				"conf/optimizer/adam.yaml": "beta1: 0.9\n",
+			},
+			in:    Input{Command: "python3 train.py optimizer=adam optimizer.beta1=0.8 optimizer.momentum=0.5 lr=0.2"},
+			rules: []string{"overrides", "hydra-groups"},
+			want: []Finding{
+				{Level: preflight.Fatal, Rule: "overrides", Message: "override optimizer.momentum names no key of conf/config.yaml and its defaults' YAML (Hydra is not importable in python3) (closest: optimizer.beta1)"},
+				{Level: preflight.OK, Rule: "hydra-groups", Message: "config group optimizer has option adam"},
 			},
 		},
 		{
