@@ -6,8 +6,12 @@ LDFLAGS  = -s -w -X main.version=$(VERSION)
 
 .PHONY: build demo demo-check test test-go test-python test-update check-artifacts fuzz bench bench-score bench-guard bench-preflight bench-inspect bench-dashboard bench-audit bench-audit-accuracy lint clean slurm-up slurm-down slurm-status
 
+# rlxp-guard, the plugin's hook, is 'rlxp guard' linked alone (docs/guard.md);
+# its copy of the command table is regenerated from rlxp's first.
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/rlxp
+	$(GO) generate ./cmd/rlxp-guard
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o $(dir $(BIN))rlxp-guard ./cmd/rlxp-guard
 
 # DEMO_DIR=DIR keeps the demo's repository (and prints how to reopen its
 # dashboard); VERBOSE=1 shows every command's full output.

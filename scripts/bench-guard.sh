@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# Start-up as the hosts pay it: a new `rlxp guard` process before every
-# tool call, its payload on stdin, and `rlxp contract status --json`, each
-# paired with an empty static Go binary run right before it (A B A B ...),
-# printing the time ratio of each pair side by side. Payloads are real hook
-# inputs (Claude Code and Codex shapes) for the example repo, allowed and
-# refused. /bin/true and `rlxp --version` show the floor and rlxp's bare
-# start-up.
+# Start-up as the hosts pay it: a new guard process before every tool call,
+# its payload on stdin, and `rlxp contract status --json`, each paired with
+# an empty static Go binary run right before it (A B A B ...), printing the
+# time ratio of each pair. The hook binary rlxp-guard (next to BIN) and
+# `rlxp guard` run on the same payloads in adjacent rows, after a check that
+# both give the same exit status, stdout and stderr on each. Payloads are
+# real hook inputs (Claude Code and Codex shapes): outside any .rlxp/ tree
+# (the fast path) and in the example repo, allowed and refused. /bin/true
+# and `rlxp --version` show the floor and rlxp's bare start-up.
 #   bash scripts/bench-guard.sh BIN [RUNS]
 # GO_EMPTY names a prebuilt empty static Go binary; otherwise go builds one.
 set -euo pipefail
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+hook=$(dirname "$bin")/rlxp-guard
 runs=${2:-200}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 py=${PYTHON:-python3}
@@ -46,14 +49,43 @@ cat >"$work/write.json" <<JSON
 {"session_id":"8f0c6a1e-2c1b-4a51-9d0e-3f9a8d4b7c21","transcript_path":"$HOME/.claude/projects/-repo/8f0c6a1e.jsonl","cwd":"$repo","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Edit","tool_input":{"file_path":"$repo/train.py","old_string":"lr = 1e-3","new_string":"lr = 3e-4"},"tool_use_id":"toolu_01EDIT"}
 JSON
 
+[ -x "$hook" ] || { echo "bench-guard: no $hook (make build builds it next to rlxp)" >&2; exit 1; }
+cat >"$work/ask.json" <<JSON
+{"session_id":"8f0c6a1e-2c1b-4a51-9d0e-3f9a8d4b7c21","cwd":"$repo","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rlxp launch lr-3e-3 --confirm sha256:0f3c"},"tool_use_id":"toolu_01ASK"}
+JSON
+for p in outside allow write deny-adapter deny-codex ask; do
+  set +e
+  "$bin" guard <"$work/$p.json" >"$work/$p.main.out" 2>"$work/$p.main.err"
+  echo $? >"$work/$p.main.rc"
+  "$hook" <"$work/$p.json" >"$work/$p.hook.out" 2>"$work/$p.hook.err"
+  echo $? >"$work/$p.hook.rc"
+  set -e
+  for f in rc out err; do
+    cmp -s "$work/$p.main.$f" "$work/$p.hook.$f" ||
+      { echo "bench-guard: 'rlxp guard' and rlxp-guard differ on $p.json ($f)" >&2; exit 1; }
+  done
+done
+
+# The hook as the hosts run it: the plugin's shim (scripts/rlxp guard).
+mkdir -p "$work/plugin/scripts" "$work/plugin/bin"
+cp "$here/plugins/rl-experiment-assistant/scripts/rlxp" "$work/plugin/scripts/rlxp"
+cp "$bin" "$hook" "$work/plugin/bin/"
+
 echo "rlxp $("$bin" --version | cut -d' ' -f2), $("$go" version 2>/dev/null | cut -d' ' -f3 || echo 'prebuilt go-empty')"
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "binaries: rlxp $(wc -c <"$bin") bytes, rlxp-guard $(wc -c <"$hook") bytes, empty $(wc -c <"$empty") bytes"
 "$py" "$here/scripts/bench/paired.py" "$runs" "$empty" \
   "/bin/true=-=$work/allow.json=/bin/true" \
   "rlxp --version=0=-=$bin --version" \
-  "guard allow=0=$work/allow.json=$bin guard" \
-  "guard allow (outside)=0=$work/outside.json=$bin guard" \
-  "guard allow (Edit)=0=$work/write.json=$bin guard" \
-  "guard deny (adapter)=2=$work/deny-adapter.json=$bin guard" \
-  "guard deny (torchrun)=2=$work/deny-codex.json=$bin guard" \
+  "guard fast path: rlxp guard=0=$work/outside.json=$bin guard" \
+  "guard fast path: rlxp-guard=0=$work/outside.json=$hook" \
+  "guard allow: rlxp guard=0=$work/allow.json=$bin guard" \
+  "guard allow: rlxp-guard=0=$work/allow.json=$hook" \
+  "guard allow Edit: rlxp guard=0=$work/write.json=$bin guard" \
+  "guard allow Edit: rlxp-guard=0=$work/write.json=$hook" \
+  "guard deny adapter: rlxp guard=2=$work/deny-adapter.json=$bin guard" \
+  "guard deny adapter: rlxp-guard=2=$work/deny-adapter.json=$hook" \
+  "guard deny torchrun: rlxp guard=2=$work/deny-codex.json=$bin guard" \
+  "guard deny torchrun: rlxp-guard=2=$work/deny-codex.json=$hook" \
+  "guard allow: shim, rlxp-guard=0=$work/allow.json=$work/plugin/scripts/rlxp guard" \
   "contract status --json=-=-=$bin contract status --json --root $repo"

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -102,4 +103,24 @@ func ReadArgv(args []string) guard.Invocation {
 	inv := guard.Invocation{Command: helpPath(cmd), Flags: map[string]string{}, Args: fs.Args()}
 	fs.Visit(func(f *pflag.Flag) { inv.Flags[f.Name] = f.Value.String() })
 	return inv
+}
+
+// Spec is the command table as the guard reads command lines, for the
+// rlxp-guard hook binary, which does not link the commands themselves.
+func Spec() (guard.CommandSpec, error) {
+	return specOf(&Command{UsageLine: "rlxp", Commands: commands()})
+}
+
+func specOf(c *Command) (guard.CommandSpec, error) {
+	s := guard.CommandSpec{Name: c.Name()}
+	var err error
+	if c.Flags != nil {
+		s.Flags, err = guard.SpecOf(c.Flags)
+	}
+	for _, sub := range c.Commands {
+		ss, serr := specOf(sub)
+		s.Commands = append(s.Commands, ss)
+		err = errors.Join(err, serr)
+	}
+	return s, err
 }
