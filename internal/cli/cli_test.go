@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rlxp/rlxp/internal/approval"
+	"github.com/rlxp/rlxp/internal/prompt"
 )
 
 // walk visits every runnable command with its path of names.
@@ -242,5 +244,17 @@ func TestDeps(t *testing.T) {
 		if strings.Contains(string(out), bad+"\n") {
 			t.Errorf("rlxp depends on %s", bad)
 		}
+	}
+}
+
+// ^C at a prompt exits 130 with the one line that says nothing was written.
+func TestReportInterrupted(t *testing.T) {
+	var stderr bytes.Buffer
+	env := &Env{Stderr: &stderr}
+	if code := report(env, nil, fmt.Errorf("approve: %w", prompt.ErrInterrupted)); code != ExitInterrupted {
+		t.Errorf("exit code %d, want %d", code, ExitInterrupted)
+	}
+	if got := stderr.String(); got != "rlxp: approve: interrupted at the prompt; nothing was written\n" {
+		t.Errorf("stderr = %q", got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rlxp/rlxp/internal/approval"
 	"github.com/rlxp/rlxp/internal/contract"
+	"github.com/rlxp/rlxp/internal/prompt"
 	"github.com/rlxp/rlxp/internal/workspace"
 )
 
@@ -141,10 +142,10 @@ func procTable(env *Env) approval.ProcessTable {
 
 // confirmer shows what is approved and asks at the terminal.
 func confirmer(ctx context.Context, env *Env) approval.Confirm {
-	p := newPrompter(env)
+	p := prompt.New(env.Stdin, env.Stdout)
 	return func(text, question string) (bool, error) {
 		fmt.Fprint(env.Stdout, text)
-		answer, err := p.ask(ctx, question)
-		return yes(answer), err
+		answer, err := p.Ask(ctx, question)
+		return prompt.Yes(answer), err
 	}
 }

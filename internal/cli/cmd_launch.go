@@ -10,6 +10,7 @@ import (
 
 	"github.com/rlxp/rlxp/internal/check"
 	"github.com/rlxp/rlxp/internal/launch"
+	"github.com/rlxp/rlxp/internal/prompt"
 	"github.com/rlxp/rlxp/internal/runs"
 	"github.com/rlxp/rlxp/internal/state"
 	"github.com/rlxp/rlxp/internal/workspace"
@@ -149,7 +150,7 @@ func runLaunch(ctx context.Context, env *Env, o *launchOptions, args []string) e
 	}
 	refusal, ask := plan.Decide(o.confirm, env.StdinTTY && !o.json)
 	if ask {
-		answer, err := newPrompter(env).ask(ctx, plan.Question())
+		answer, err := prompt.New(env.Stdin, env.Stdout).Ask(ctx, plan.Question())
 		if err != nil {
 			return err
 		}

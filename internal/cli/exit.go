@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rlxp/rlxp/internal/prompt"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
@@ -59,7 +60,7 @@ func report(env *Env, cmd *Command, err error) int {
 	if errors.Is(err, errNegative) {
 		return ExitNegative
 	}
-	if errors.Is(err, errInterrupted) {
+	if errors.Is(err, prompt.ErrInterrupted) {
 		fmt.Fprintf(env.Stderr, "rlxp: %s\n", err)
 		return ExitInterrupted
 	}
