@@ -43,7 +43,16 @@ func FuzzTemplateOf(f *testing.F) {
 }
 
 func FuzzPyDefs(f *testing.F) {
+	profiles, err := Profiles()
+	if err != nil {
+		f.Fatal(err)
+	}
+	sc := newScanner(profiles)
 	f.Add("class A:\n    def log(self, key, value=1):\n        self.w.add_scalar(key, value)\n")
+	f.Add("class C:\n    def __init__(self, ty):\n        self._ty = ty\n    def __call__(self, k, v):\n        self.w.add_scalar(f'{self._ty}/{k}', v)\n" +
+		"def ctx(ty):\n    return C(ty)\nwith ctx(ty='eval') as log:\n    log('r', 1)\n")
+	f.Add("def log(d, category='train'):\n    _d = {}\n    for k, v in d.items():\n        _d[category + '/' + k] = v\n    wandb.log(_d)\n" +
+		"def ev():\n    return dict(r=1)\nm = ev()\nlog(m, 'eval')\nfor k, v in info['episode'].items():\n    w.add_scalar(f't/{k}', v)\n")
 	f.Add("def f(\n    a,\n    b='x',\n) -> None:\n\treturn dict(a=1)\r\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		fc := &facts{path: "x.py", src: s}
@@ -52,7 +61,8 @@ func FuzzPyDefs(f *testing.F) {
 				t.Fatalf("def %s: body %d..%d outside %d bytes", d.name, d.body, d.end, len(s))
 			}
 		}
-		fl := newFlow(nil, []*facts{fc})
+		fl := newFlow(sc, []*facts{fc})
 		fl.derive()
+		fl.calls([]*facts{fc})
 	})
 }
