@@ -55,3 +55,23 @@ func TestReadsAsRlxp(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRead: reading an rlxp command line, as the hook does for each
+// one it meets, from the generated table and from rlxp's own.
+func BenchmarkRead(b *testing.B) {
+	args := []string{"launch", "exp-1", "--confirm", "sha256:0f3c"}
+	b.Run("rlxp-guard", func(b *testing.B) {
+		for b.Loop() {
+			if rlxp.Read(args).Command != "launch" {
+				b.Fatal("not read as launch")
+			}
+		}
+	})
+	b.Run("rlxp", func(b *testing.B) {
+		for b.Loop() {
+			if cli.ReadArgv(args).Command != "launch" {
+				b.Fatal("not read as launch")
+			}
+		}
+	})
+}
