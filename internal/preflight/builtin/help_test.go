@@ -121,8 +121,11 @@ func TestAskHelp(t *testing.T) {
 	}{
 		{"python3 dynamic.py --seed 0 --lr 0.1", 0, []Finding{
 			{Level: preflight.OK, Rule: "options", Message: "every option given to dynamic.py is one it reads (argparse, from its --help)"}}},
+		{"python3 dynamic.py --seed 0 --epohcs 3", 0, []Finding{
+			{Level: preflight.Fatal, Rule: "options", Message: "option --epohcs is not read by dynamic.py (closest accepted: --epochs; argparse, from its --help)"}}},
 		{"python3 dynamic.py --seed 0 --epoch 3", 0, []Finding{
-			{Level: preflight.Fatal, Rule: "options", Message: "option --epoch is not read by dynamic.py (closest accepted: --epochs; argparse, from its --help)"}}},
+			{Level: preflight.Warn, Rule: "options", Message: "option --epoch is an abbreviation argparse expands to --epochs unless the parser sets allow_abbrev=False; spell it out"},
+			{Level: preflight.OK, Rule: "options", Message: "every option given to dynamic.py is one it reads (argparse, from its --help)"}}},
 		{"python3 slow.py --seed 0 --lr 0.1", 300 * time.Millisecond, []Finding{
 			{Level: preflight.Fatal, Rule: "options", Message: "option --lr is not read by slow.py (closest accepted: --seed; argparse, read from its parser definitions; --help did not answer within 300ms)"}}},
 		{"python3 plain.py --lr 0.1", 0, []Finding{

@@ -154,6 +154,10 @@ func optionsRule(t *Target) []Finding {
 			if accepts(accepted, o) {
 				continue
 			}
+			if full := prefixOf(accepted, o); full != "" && strings.Contains(source, "argparse") {
+				fs = append(fs, warn("option %s is an abbreviation argparse expands to %s unless the parser sets allow_abbrev=False; spell it out", o, full))
+				continue
+			}
 			bad++
 			fs = append(fs, fatal("option %s is not read by %s (closest accepted: %s; %s)", o, e.Script, closest(o, accepted), source))
 		}
@@ -162,6 +166,21 @@ func optionsRule(t *Target) []Finding {
 		}
 	}
 	return fs
+}
+
+// prefixOf is the one accepted long option that o abbreviates, "" when
+// none or several do.
+func prefixOf(accepted []string, o string) string {
+	full := ""
+	for _, a := range accepted {
+		if strings.HasPrefix(a, o) && strings.HasPrefix(a, "--") {
+			if full != "" && full != a {
+				return ""
+			}
+			full = a
+		}
+	}
+	return full
 }
 
 // accepts says whether option o is among the accepted ones, a --no-x
