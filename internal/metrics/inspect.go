@@ -29,7 +29,12 @@ type Summary struct {
 // each tag. counter, when not nil, is told of the bytes read.
 func Inspect(path string, format Format, counter ByteCounter) (Summary, error) {
 	s := &summarySink{index: map[string]int{}, counter: counter}
-	info, err := Read(path, format, s)
+	return s.inspect(path, format, s)
+}
+
+// inspect reads through sink, which is s or a sink around it.
+func (s *summarySink) inspect(path string, format Format, sink Sink) (Summary, error) {
+	info, err := Read(path, format, sink)
 	if err != nil {
 		return Summary{Info: info}, err
 	}

@@ -494,13 +494,26 @@ const (
 	maxWorkers    = 4
 )
 
-// readChunk reads the lines that start in chunk i of the bytes [off, size)
-// of r into buf. It returns them, the file offset of their first byte, and
+// A chunking is how runBlocks cuts its input: the chunk size, the input
+// size from which chunks are parsed by several goroutines, and how many.
+type chunking struct {
+	size, parallelFrom int64
+	workers            int
+}
+
+// A chunkedSink is a sink that chooses the chunking itself, so that tests
+// put chunk boundaries everywhere and compare with a sequential read.
+type chunkedSink interface {
+	chunking() chunking
+}
+
+// readChunk reads the lines that start in chunk i, of chunk bytes each, of
+// the bytes [off, size) of r into buf. It returns them, the file offset of their first byte, and
 // the buffer, which grows to hold a line longer than a chunk, up to
 // MaxLine: a longer line ends the data before it, with errLongLine.
-func readChunk(r io.ReaderAt, off, size, i int64, buf []byte) ([]byte, int64, []byte, error) {
-	lo := off + i*chunkSize
-	hi := min(lo+chunkSize, size)
+func readChunk(r io.ReaderAt, off, size, chunk, i int64, buf []byte) ([]byte, int64, []byte, error) {
+	lo := off + i*chunk
+	hi := min(lo+chunk, size)
 	from := lo
 	if lo > off {
 		from = lo - 1 // to see whether a line starts at lo
@@ -601,14 +614,17 @@ func parseChunk(p blockParser, data []byte, doff int64, long, summarize bool, b 
 // a time and in file order.
 func runBlocks(r io.ReaderAt, off, size int64, newParser func() blockParser, d *delivery) error {
 	_, d.summarize = d.tt.sink.(summarizer)
-	chunks := (size - off + chunkSize - 1) / chunkSize
-	workers := min(runtime.GOMAXPROCS(0), maxWorkers)
-	if workers < 2 || size-off < parallelBytes {
+	ch := chunking{size: chunkSize, parallelFrom: parallelBytes, workers: min(runtime.GOMAXPROCS(0), maxWorkers)}
+	if cs, ok := d.tt.sink.(chunkedSink); ok {
+		ch = cs.chunking()
+	}
+	chunks := (size - off + ch.size - 1) / ch.size
+	if ch.workers < 2 || size-off < ch.parallelFrom {
 		p := newParser()
 		var buf []byte
 		b := new(batch)
 		for i := int64(0); i < chunks; i++ {
-			data, doff, nb, err := readChunk(r, off, size, i, buf)
+			data, doff, nb, err := readChunk(r, off, size, ch.size, i, buf)
 			buf = nb
 			if err != nil && err != errLongLine {
 				return err
@@ -621,48 +637,54 @@ func runBlocks(r io.ReaderAt, off, size int64, newParser func() blockParser, d *
 		}
 		return nil
 	}
-	return runParallel(r, off, size, chunks, workers, newParser, d)
+	return runParallel(r, off, size, ch, chunks, newParser, d)
 }
 
 // A slot holds one chunk between its worker and delivery. Chunk i uses
 // slot i mod len(slots), so at most that many chunks are in memory.
 type slot struct {
-	free chan struct{} // a token while the slot may be filled
 	done chan struct{} // a token once the chunk is parsed
 	buf  []byte
 	b    batch
 	err  error
 }
 
-func runParallel(r io.ReaderAt, off, size, chunks int64, workers int, newParser func() blockParser, d *delivery) error {
-	slots := make([]*slot, 2*workers)
+func runParallel(r io.ReaderAt, off, size int64, ch chunking, chunks int64, newParser func() blockParser, d *delivery) error {
+	slots := make([]*slot, 2*ch.workers)
+	// A worker takes a token before it takes the next chunk, and delivery
+	// returns one per chunk delivered: at most len(slots) chunks are taken
+	// and not delivered, so chunk i's slot no longer holds chunk
+	// i-len(slots). (A token per slot, taken after the chunk, let a
+	// stalled worker's slot be filled with a later chunk, delivered in its
+	// place.)
+	free := make(chan struct{}, len(slots))
 	for i := range slots {
-		slots[i] = &slot{free: make(chan struct{}, 1), done: make(chan struct{}, 1)}
-		slots[i].free <- struct{}{}
+		slots[i] = &slot{done: make(chan struct{}, 1)}
+		free <- struct{}{}
 	}
 	var next atomic.Int64
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	for range workers {
+	for range ch.workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			p := newParser()
 			for {
+				select {
+				case <-free:
+				case <-stop:
+					return
+				}
 				i := next.Add(1) - 1
 				if i >= chunks {
 					return
 				}
 				s := slots[i%int64(len(slots))]
-				select {
-				case <-s.free:
-				case <-stop:
-					return
-				}
 				s.b.reset()
 				var data []byte
 				var doff int64
-				data, doff, s.buf, s.err = readChunk(r, off, size, i, s.buf)
+				data, doff, s.buf, s.err = readChunk(r, off, size, ch.size, i, s.buf)
 				long := s.err == errLongLine
 				if long {
 					s.err = nil
@@ -684,7 +706,7 @@ func runParallel(r io.ReaderAt, off, size, chunks int64, workers int, newParser 
 		if err = d.deliver(&s.b); err != nil {
 			break
 		}
-		s.free <- struct{}{}
+		free <- struct{}{}
 	}
 	close(stop)
 	wg.Wait()

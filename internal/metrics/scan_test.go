@@ -268,7 +268,7 @@ func TestReadChunkCoversEveryLineOnce(t *testing.T) {
 		var buf []byte
 		next := off
 		for i := int64(0); i < (size-off+chunkSize-1)/chunkSize; i++ {
-			data, doff, nb, err := readChunk(ra, off, size, i, buf)
+			data, doff, nb, err := readChunk(ra, off, size, chunkSize, i, buf)
 			buf = nb
 			if err != nil {
 				t.Fatal(err)
