@@ -104,7 +104,9 @@ type Program struct {
 	Options  []string `json:"options"`
 	Parsers  []string `json:"parsers"`
 	Uses     []string `json:"uses"`
-	Hydra    *struct {
+	// NoHelp says a parser of the program is built with add_help=False.
+	NoHelp bool `json:"no_help"`
+	Hydra  *struct {
 		ConfigPath string `json:"config_path"`
 		ConfigName string `json:"config_name"`
 	} `json:"hydra"`
@@ -314,10 +316,11 @@ Confirmed wrong is FATAL; suspicious is WARN; what cannot be told is SKIP.
 Programs are read, not run, with two exceptions that import the program
 (its import-time code runs) but never its work: --help, only when the
 parser definitions do not name an option of the command and the program
-imports a parser that answers it (argparse, click, typer, absl, tyro), and
-Hydra's --cfg job when Hydra is importable; each with no GPU
-(CUDA_VISIBLE_DEVICES empty), W&B disabled, stdin empty, no bytecode
-written, killed after 8 s. Rows say which source they used. The checks:
+imports a parser that answers it (argparse, click, typer, absl, tyro; none
+built with add_help=False), and Hydra's --cfg job when Hydra is
+importable; each with no GPU (CUDA_VISIBLE_DEVICES empty), W&B disabled,
+stdin empty, no bytecode written, killed after 8 s. Rows say which source
+they used. The checks:
 
 ` + describe() + `
 'rlxp check' runs these when adapter.yaml declares no commands.preflight.

@@ -75,10 +75,10 @@ func (t *Target) askPrograms(ctx context.Context) {
 func isHydra(m string) bool { return m == "hydra" || strings.HasPrefix(m, "hydra.") }
 
 // needsHelp says whether the program's --help is asked: it imports a
-// parser that answers it, and some option of the command is not among
+// parser that answers it (and builds none with add_help=False), and some option of the command is not among
 // those its parser definitions name.
 func (t *Target) needsHelp(e Entry, p *Program) bool {
-	if p == nil || !p.Compiles || !slices.ContainsFunc(p.Uses, func(m string) bool { return slices.Contains(helpParsers, m) }) {
+	if p == nil || !p.Compiles || p.NoHelp || !slices.ContainsFunc(p.Uses, func(m string) bool { return slices.Contains(helpParsers, m) }) {
 		return false
 	}
 	accepted := append(slices.Clone(p.Options), e.RunnerOptions...)

@@ -113,6 +113,7 @@ func TestAskHelp(t *testing.T) {
 		"dynamic.py": dynamic,
 		"slow.py":    "import argparse, time\ntime.sleep(30)\np = argparse.ArgumentParser()\np.add_argument('--seed')\n",
 		"plain.py":   "import sys\nopen('ran', 'w').write(' '.join(sys.argv))\n",
+		"nohelp.py":  "import argparse, sys\np = argparse.ArgumentParser(add_help=False)\np.add_argument('--seed')\np.parse_known_args()\nopen('ran', 'w').write(' '.join(sys.argv))\n",
 	})
 	for _, tc := range []struct {
 		cmd     string
@@ -128,6 +129,8 @@ func TestAskHelp(t *testing.T) {
 			{Level: preflight.OK, Rule: "options", Message: "every option given to dynamic.py is one it reads (argparse, from its --help)"}}},
 		{"python3 slow.py --seed 0 --lr 0.1", 300 * time.Millisecond, []Finding{
 			{Level: preflight.Fatal, Rule: "options", Message: "option --lr is not read by slow.py (closest accepted: --seed; argparse, read from its parser definitions; --help did not answer within 300ms)"}}},
+		{"python3 nohelp.py --seed 0 --lr 0.1", 0, []Finding{
+			{Level: preflight.Fatal, Rule: "options", Message: "option --lr is not read by nohelp.py (closest accepted: --seed; argparse, read from its parser definitions)"}}},
 		{"python3 plain.py --lr 0.1", 0, []Finding{
 			{Level: preflight.Skip, Rule: "options", Message: "plain.py defines no options rlxp can read (no argparse, click or absl definitions): its options are not checked"}}},
 	} {
@@ -152,7 +155,7 @@ func TestAskHelp(t *testing.T) {
 		})
 	}
 	if _, err := os.Stat(filepath.Join(root, "ran")); err == nil {
-		t.Error("a program that imports no parser was run")
+		t.Error("a program that imports no parser, or whose parser does not answer --help, was run")
 	}
 	if entries, _ := filepath.Glob(filepath.Join(root, "__pycache__", "*")); len(entries) > 0 {
 		t.Errorf("--help wrote bytecode: %v", entries)

@@ -77,6 +77,10 @@ def scan(path, out, seen):
                             scan(lf, out, seen)
         if isinstance(node, ast.Call):
             obj, name = callee(node)
+            if kw(node, "add_help") is False:
+                # A parser that does not answer --help may take it for
+                # anything, or ignore it and go on to train.
+                out["no_help"] = True
             if name == "add_argument":
                 opts = [s for s in strs(node.args) if s.startswith("-")]
                 out["options"] += opts
@@ -120,7 +124,7 @@ def top_imports(tree):
 results = []
 sys.path[:0] = [root]
 for script in req["scripts"]:
-    r = {"script": script, "compiles": True, "error": "", "missing": [], "options": [], "parsers": set(), "hydra": None, "uses": set()}
+    r = {"script": script, "compiles": True, "error": "", "missing": [], "options": [], "parsers": set(), "hydra": None, "uses": set(), "no_help": False}
     try:
         with open(script, "rb") as f:
             src = f.read()
