@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rlxp/rlxp/internal/audit"
+	"github.com/rlxp/rlxp/internal/manual"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
@@ -26,44 +27,8 @@ func newAuditCmd() *Command {
 	return &Command{
 		UsageLine: "rlxp audit [--root DIR] [--write] [--observe RUN_DIR] [--json]",
 		Short:     "scan an RL repository for frameworks, entry points, configs and metric tags",
-		Long: `Audit reads the target repository (--root, default the current directory)
-and runs nothing from it. It reports the RL frameworks in use, the
-commands that train and evaluate, the config system and main config
-files, the logging backends and the metric tags the code logs, where runs
-write, launchers, simulators and hardware hints. Every finding cites
-file:line and says how sure it is (high, medium, low); what is guessed
-says so. From these it proposes metric candidates (held-out evaluation
-first; training reward is flagged as such), guardrail candidates, the
-budget questions a person must answer, and a draft of adapter.yaml.
-
-The walk honours .gitignore files at every level and skips vendored code
-(vendor/, third_party/, node_modules/, virtualenvs, a copy of a known RL
-library), run outputs (wandb/, mlruns/), binary files and files over
-1 MiB; the report counts what it skipped and why.
-
---write merges the draft into .rlxp/adapter.yaml, which 'rlxp init'
-creates: it fills only fields that are missing, empty or still the
-template's, keeps everything a person wrote (values, comments, order),
-checks that the result reads back, and prints a unified diff of what it
-changed. With --json the diff is in the object's write field. Metric
-sources it drafts list the tags the code writes there as guessed.
-
---observe RUN_DIR, after a short first run, reads what that run wrote
-(the metric readers of 'rlxp metrics') where adapter.yaml's sources say
-and confirms or corrects each: the file (the one file of that name and
-format the run wrote elsewhere, when the declared one is absent), its tags with
-their points, and metric files no source declares. Confirmed and
-corrected sources are rewritten with the observed tags and no longer
-marked guessed; a source the run did not write stays as it was.
-
-EXIT STATUS
-  0  found an RL framework
-  1  error: the root is missing, or adapter.yaml is malformed or missing
-  2  usage error
-  3  no RL framework recognised ("unknown"); the rest is still reported;
-     with --observe: the run wrote no metric file
-  4  locked: another rlxp process holds .rlxp/.lock (with --write)`,
-		Flags: fs,
+		Long:      manual.Page("audit"),
+		Flags:     fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
 			return runAudit(ctx, env, &o, args)
 		},

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rlxp/rlxp/internal/contract"
+	"github.com/rlxp/rlxp/internal/manual"
 	"github.com/rlxp/rlxp/internal/pin"
 )
 
@@ -15,11 +16,8 @@ func newContractCmd() *Command {
 	return &Command{
 		UsageLine: "rlxp contract <subcommand>",
 		Short:     "show, check and approve the experiment contract",
-		Long: `The contract (.rlxp/contract.yaml) has seven sections: task, metrics,
-scope, budget, hardware, baseline and evaluation. Each is approved by a
-human on its own; editing an approved section makes its approval stale.
-Nothing launches until all seven are approved and current.`,
-		Commands: []*Command{newContractStatusCmd(), newContractShowCmd(), newContractValidateCmd(), newContractApproveCmd()},
+		Long:      manual.Page("contract"),
+		Commands:  []*Command{newContractStatusCmd(), newContractShowCmd(), newContractValidateCmd(), newContractApproveCmd()},
 	}
 }
 
@@ -36,20 +34,8 @@ func newContractStatusCmd() *Command {
 	return &Command{
 		UsageLine: "rlxp contract status [--root DIR] [--json]",
 		Short:     "show which sections are approved, stale or incomplete",
-		Long: `Status shows each section's state: approved (the approval matches the
-content), stale (edited after approval), unapproved (complete, waiting for
-a human) or incomplete (missing fields or failing the schema). Then the
-digest of adapter.yaml's approved material (the fields that decide what
-runs and what is scored, approved with each experiment), and for each
-approved experiment whether its pin of it is current or stale, naming the
-fields changed.
-
-EXIT STATUS
-  0  every section is approved and current
-  1  contract.yaml is missing or is not valid YAML
-  2  usage error
-  3  at least one section is not approved`,
-		Flags: fs,
+		Long:      manual.Page("contract status"),
+		Flags:     fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
 			return runContractStatus(env, &o, args)
 		},
@@ -127,15 +113,8 @@ func newContractShowCmd() *Command {
 	return &Command{
 		UsageLine: "rlxp contract show [SECTION] [--root DIR] [--json]",
 		Short:     "print a contract section as written, with its state",
-		Long: `Show prints one section (or all seven) exactly as written in
-contract.yaml, comments included, each preceded by its state and the
-digest an approval would record.
-
-EXIT STATUS
-  0  printed
-  1  contract.yaml is missing or is not valid YAML
-  2  usage error or unknown section`,
-		Flags: fs,
+		Long:      manual.Page("contract show"),
+		Flags:     fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
 			return runContractShow(env, &o, args)
 		},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rlxp/rlxp/internal/approval"
 	"github.com/rlxp/rlxp/internal/contract"
+	"github.com/rlxp/rlxp/internal/manual"
 	"github.com/rlxp/rlxp/internal/prompt"
 	"github.com/rlxp/rlxp/internal/workspace"
 )
@@ -31,28 +32,8 @@ func newContractApproveCmd() *Command {
 	return &Command{
 		UsageLine: "rlxp contract approve SECTION...|--all [--by NAME] [--yes] [--root DIR] [--json]",
 		Short:     "record a human's approval of contract sections",
-		Long: `Approve records, for each named section, a line in the append-only,
-hash-chained .rlxp/approvals.jsonl: the section and the digest of its
-content, who approved it, how (at a terminal or with --yes), when, the
-controlling terminal, and the executable names of the approving process's
-ancestry. Editing the section later makes the approval stale. Approvals
-are never read from contract.yaml; an approvals block an older rlxp kept
-there is removed.
-
-Approval is a human act. It is refused when the approving process descends
-from an agent host (Claude Code, Codex: their executables, command lines or
-the environment markers they set for the commands they run); no flag or
-variable skips that check. On a terminal each section is shown and must be
-confirmed. Without a terminal, --yes is required and the approval is
-recorded as non-interactive. Incomplete sections cannot be approved.
-
-EXIT STATUS
-  0  approved (or, on a terminal, every section was declined and nothing changed)
-  1  refused (an agent host among the ancestors), a section is incomplete,
-     contract.yaml is missing or malformed, or approvals.jsonl does not verify
-  2  usage error, or no terminal and no --yes
-  4  another rlxp process holds the lock`,
-		Flags: fs,
+		Long:      manual.Page("contract approve"),
+		Flags:     fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
 			return runContractApprove(ctx, env, &o, args)
 		},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/document"
+	"github.com/rlxp/rlxp/internal/manual"
 	"github.com/rlxp/rlxp/internal/state"
 	"github.com/rlxp/rlxp/internal/workspace"
 )
@@ -22,18 +23,8 @@ func newContractValidateCmd() *Command {
 	return &Command{
 		UsageLine: "rlxp contract validate [--root DIR] [--json]",
 		Short:     "check the contract, adapter and experiments files",
-		Long: `Validate checks contract.yaml, adapter.yaml and experiments.yaml against
-their schemas, then checks what a schema cannot: held-out evaluation seeds
-that are also training seeds, metric sources that adapter.yaml does not
-declare, empty ranges, a GPU budget that no run fits. Every finding names
-the file, line and field. Warnings are advice and do not fail validation.
-
-EXIT STATUS
-  0  no errors (warnings may be printed)
-  1  a file is missing or is not valid YAML
-  2  usage error
-  3  findings: at least one error`,
-		Flags: fs,
+		Long:      manual.Page("contract validate"),
+		Flags:     fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
 			return runContractValidate(env, &o, args)
 		},

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rlxp/rlxp/internal/dashboard"
+	"github.com/rlxp/rlxp/internal/manual"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
@@ -28,39 +29,8 @@ func newDashboardCmd() *Command {
 	return &Command{
 		UsageLine: "rlxp dashboard [--root DIR] [--port N] [--running]",
 		Short:     "serve a local web view of the contract, experiments, ledger, runs and learning curves",
-		Long: `Dashboard serves a page on 127.0.0.1 only, never on another address: the
-contract with each section's approval state, the experiments with their
-status, the ledger's leaderboard (verdicts, 95% confidence intervals and
-deltas against the baseline), each run's state with its liveness and failure
-signatures as status finds them, and learning curves of the primary metric
-and each guardrail: per experiment the mean of its seeds with a shaded 95%
-confidence band (seeds aligned on step by linear interpolation), the
-baseline's in black, each seed's line on demand; a metric logged once per
-run as dots with the mean and its interval. The page smooths (TensorBoard's
-debiased EMA), shows values on hover, switches to a log scale or wall time,
-and compares two experiments with the ledger's delta and p. Curves are read
-through the same metric readers as status and score, from the sources
-adapter.yaml declares, and downsampled on the server to at most 500 points
-per run, so that a huge metric file costs little memory.
-
-Every request reads the state afresh, and a run's metric files again when
-their size, times or inode changed: the page is as current as the disk.
-The page and its script are built into rlxp and load nothing from the
-network. Dashboard only reads; it never writes .rlxp.
-
-Without --port it picks a free port. It prints the URL and serves until
-interrupted. It notes its URL and pid in a file outside .rlxp (in
-$XDG_RUNTIME_DIR, else the temporary directory); when a dashboard for the
-same repository already answers there, it prints that one's URL and exits
-without starting another. --running only asks: it prints the running
-one's URL, or says that none is running and exits 3.
-
-EXIT STATUS
-  0  served until interrupted, or one for this repository is already running
-  1  .rlxp is missing, or the port cannot be bound
-  2  usage error
-  3  --running: no dashboard is running for this repository`,
-		Flags: fs,
+		Long:      manual.Page("dashboard"),
+		Flags:     fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
 			return runDashboard(ctx, env, &o, args)
 		},

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rlxp/rlxp/internal/experiment"
+	"github.com/rlxp/rlxp/internal/manual"
 	"github.com/rlxp/rlxp/internal/plaintext"
 	"github.com/rlxp/rlxp/internal/propose"
 	"github.com/rlxp/rlxp/internal/state"
@@ -18,11 +19,8 @@ func newExperimentCmd() *Command {
 	return &Command{
 		UsageLine: "rlxp experiment <subcommand>",
 		Short:     "propose, list, approve and reject experiments",
-		Long: `Experiments (.rlxp/experiments.yaml) are changes to try, each run over a
-set of seeds. 'add' accepts only parameters, files and categories inside the
-contract's approved scope; a human approves an experiment before it may
-launch.`,
-		Commands: []*Command{newExperimentAddCmd(), newExperimentListCmd(), newExperimentShowCmd(), newExperimentApproveCmd(), newExperimentRejectCmd()},
+		Long:      manual.Page("experiment"),
+		Commands:  []*Command{newExperimentAddCmd(), newExperimentListCmd(), newExperimentShowCmd(), newExperimentApproveCmd(), newExperimentRejectCmd()},
 	}
 }
 
@@ -51,25 +49,8 @@ func newExperimentAddCmd() *Command {
 	return &Command{
 		UsageLine: "rlxp experiment add ID [--param NAME=VALUE]... [--seeds 0,1,2] [--hypothesis TEXT] [--category C] [--file PATH]... [--wall-clock DUR] [--root DIR] [--json]",
 		Short:     "propose an experiment inside the approved scope",
-		Long: `Add records a proposed experiment. Every parameter must be tunable in the
-contract's scope and its value inside the range or choices; every file must
-match the scope's globs; the category must be allowed. Once the budget and
-hardware sections are complete, the experiment must also fit the budget the
-gate would see: its runs and GPU-hours within what runs/ has not spent and
-approved experiments have not reserved, its wall-clock within the per-run
-maximum. An experiment that leaves the scope or cannot fit is refused and
-nothing is written.
-
-IDs are 1-64 letters, digits, '.', '_' or '-', so that no id can name a
-path outside .rlxp/.
-
-EXIT STATUS
-  0  added
-  1  out of scope, over the budget left, duplicate id, or a state file is
-     missing or malformed
-  2  usage error (bad id, malformed --param or --seeds)
-  4  another rlxp process holds the lock`,
-		Flags: fs,
+		Long:      manual.Page("experiment add"),
+		Flags:     fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
 			return runExperimentAdd(ctx, env, &o, args)
 		},

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rlxp/rlxp/internal/adapter"
+	"github.com/rlxp/rlxp/internal/manual"
 	"github.com/rlxp/rlxp/internal/pin"
 	"github.com/rlxp/rlxp/internal/plaintext"
 	"github.com/rlxp/rlxp/internal/state"
@@ -30,25 +31,8 @@ func newExperimentApproveCmd() *Command {
 	return &Command{
 		UsageLine: "rlxp experiment approve ID [--by NAME] [--yes] [--root DIR] [--json]",
 		Short:     "record a human's approval of an experiment",
-		Long: `Approve marks a proposed experiment approved and records the approval in
-.rlxp/approvals.jsonl (append-only, hash-chained): the digest of what it
-will run, who, how, when, the controlling terminal and the approving
-process's ancestry. Editing the experiment afterwards makes the approval
-stale. An experiment outside the scope cannot be approved.
-
-Approval is refused when the approving process descends from an agent host
-(Claude Code, Codex). On a terminal the experiment is shown and must be
-confirmed; without one, --yes is required and the approval is recorded as
-non-interactive.
-
-EXIT STATUS
-  0  approved (or declined at the prompt, changing nothing)
-  1  refused (an agent host among the ancestors), no such experiment, not
-     in a state that can be approved, out of scope, or approvals.jsonl does
-     not verify
-  2  usage error, or no terminal and no --yes
-  4  another rlxp process holds the lock`,
-		Flags: fs,
+		Long:      manual.Page("experiment approve"),
+		Flags:     fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
 			return runExperimentApprove(ctx, env, &o, args)
 		},
@@ -99,16 +83,8 @@ func newExperimentRejectCmd() *Command {
 	return &Command{
 		UsageLine: "rlxp experiment reject ID [--reason TEXT] [--by NAME] [--root DIR] [--json]",
 		Short:     "turn an experiment down, keeping it on record",
-		Long: `Reject marks a proposed or approved experiment rejected, with who, when and
-why. It stays in experiments.yaml so the same idea is not proposed again
-unnoticed.
-
-EXIT STATUS
-  0  rejected
-  1  no such experiment, or it already ran
-  2  usage error
-  4  another rlxp process holds the lock`,
-		Flags: fs,
+		Long:      manual.Page("experiment reject"),
+		Flags:     fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
 			if len(args) != 1 {
 				return usagef("reject takes one experiment ID")

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rlxp/rlxp/internal/experiment"
+	"github.com/rlxp/rlxp/internal/manual"
 )
 
 type experimentListOptions struct {
@@ -22,14 +23,8 @@ func newExperimentListCmd() *Command {
 	return &Command{
 		UsageLine: "rlxp experiment list [--root DIR] [--json]",
 		Short:     "list experiments with their status and approval",
-		Long: `List shows every experiment: its status (proposed, approved, rejected,
-running, done, failed), whether its approval is current, and what it changes.
-
-EXIT STATUS
-  0  listed
-  1  experiments.yaml is missing or malformed
-  2  usage error`,
-		Flags: fs,
+		Long:      manual.Page("experiment list"),
+		Flags:     fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
 			if len(args) > 0 {
 				return usagef("list takes no arguments")
@@ -66,14 +61,8 @@ func newExperimentShowCmd() *Command {
 	return &Command{
 		UsageLine: "rlxp experiment show ID [--root DIR] [--json]",
 		Short:     "show one experiment in full",
-		Long: `Show prints one experiment: parameters, files, seeds, hypothesis, and who
-approved or rejected it. 'rlxp gate ID' says whether it may launch.
-
-EXIT STATUS
-  0  shown
-  1  no such experiment, or experiments.yaml is missing or malformed
-  2  usage error (including an invalid id)`,
-		Flags: fs,
+		Long:      manual.Page("experiment show"),
+		Flags:     fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
 			if len(args) != 1 {
 				return usagef("show takes one experiment ID")

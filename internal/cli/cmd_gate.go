@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rlxp/rlxp/internal/gate"
+	"github.com/rlxp/rlxp/internal/manual"
 	"github.com/rlxp/rlxp/internal/pin"
 )
 
@@ -24,27 +25,8 @@ func newGateCmd() *Command {
 	return &Command{
 		UsageLine: "rlxp gate [EXPERIMENT] [--root DIR] [--json]",
 		Short:     "say whether an experiment may launch, and every reason it may not",
-		Long: `Gate answers "may this experiment launch?" from the contract and the
-experiment alone. It is open only when all seven contract sections are
-approved and current, the experiment is approved and current, every
-parameter, file and category is inside the scope (and every file changed
-since the baseline's scored commit is too), no training seed is
-inside the held-out evaluation seeds (evaluation.held_out_seeds, or the
-smallest to the largest evaluation seed), and the budget has room:
-runs left, GPU-hours left (after what runs/ has spent and what other
-approved experiments have reserved), and a per-run wall-clock within the
-maximum. The runs needed are counted as check counts them: the seeds
-without a clean finish, or all of them again when each has one. Approvals
-are read from .rlxp/approvals.jsonl alone. Every unmet condition is listed.
-
-Without EXPERIMENT only the contract conditions are checked.
-
-EXIT STATUS
-  0  open
-  1  a state file is missing or malformed, or no such experiment
-  2  usage error
-  3  closed`,
-		Flags: fs,
+		Long:      manual.Page("gate"),
+		Flags:     fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
 			return runGate(ctx, env, &o, args)
 		},

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rlxp/rlxp/internal/guard"
+	"github.com/rlxp/rlxp/internal/manual"
 )
 
 // blocked ends 'rlxp guard' after it has printed why a tool call is
@@ -25,37 +26,8 @@ func newGuardCmd() *Command {
 	return &Command{
 		UsageLine: "rlxp guard",
 		Short:     "decide, as the agent hosts' PreToolUse hook, whether a shell command may run",
-		Long: `Guard is the hook that Claude Code and Codex run before their shell tool
-(hooks/hooks.json in the plugin). It reads the hook's JSON payload on stdin,
-finds the repository from the payload's cwd (the nearest directory above it
-with a .rlxp directory) and refuses:
-
-  - a training launch that bypasses 'rlxp launch': the train and eval
-    commands declared in .rlxp/adapter.yaml (each {placeholder} stands for
-    any words), and well-known entry points wherever they run: torchrun,
-    python -m torch.distributed.run, accelerate launch, deepspeed, sbatch,
-    srun, mpirun, ray job submit, and a Python or shell script, Python
-    module or make target with "train" in its path (not plot_training.py or
-    test_train.py). The declared preflight is allowed;
-  - rlxp contract approve and rlxp experiment approve, which are a human's
-    to run, however rlxp is invoked.
-
-The command is parsed as bash parses it: every command of a pipeline or
-list, command substitutions, bash -c strings, here-documents fed to a
-shell, and wrappers such as env, nohup, timeout, sudo, uv run, conda run,
-tmux and ssh. Anything that asks only for --help is allowed.
-
-An allowed command prints nothing: the host's own permission rules and
-prompts then apply as usual. A refusal is one line on stderr saying what to
-do instead. A payload that cannot be read is refused (the guard fails
-closed); a tool other than the shell tool is allowed. A malformed
-adapter.yaml does not stop the other rules; refusals then say that the
-file's commands are not being checked.
-
-EXIT STATUS
-  0  the command may run (nothing is printed)
-  2  refused, with the reason on stderr; also a usage error`,
-		Flags: fs,
+		Long:      manual.Page("guard"),
+		Flags:     fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
 			if len(args) > 0 {
 				return usagef("guard takes no arguments: it reads the hook payload on stdin")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rlxp/rlxp/internal/manual"
 	"github.com/rlxp/rlxp/internal/scaffold"
 	"github.com/rlxp/rlxp/internal/state"
 )
@@ -26,20 +27,8 @@ func newInitCmd() *Command {
 	return &Command{
 		UsageLine: "rlxp init [--root DIR] [--project NAME] [--json]",
 		Short:     "create .rlxp/ state in a target repository",
-		Long: `Init creates .rlxp/ in the target repository (--root, default the current
-directory) with commented starting files: adapter.yaml, contract.yaml,
-experiments.yaml, report.md, an empty ledger.jsonl, runs/ and a .gitignore
-that keeps run logs and the lock file out of version control.
-
-Init is idempotent: files that exist are kept and reported, never
-overwritten. Nothing is written outside --root. When .rlxp/ does not exist
-yet it appears whole or not at all.
-
-EXIT STATUS
-  0  created or kept every file
-  1  the root is missing or not writable; nothing was left behind
-  2  usage error`,
-		Flags: fs,
+		Long:      manual.Page("init"),
+		Flags:     fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
 			return runInit(env, &o, args)
 		},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rlxp/rlxp/internal/check"
 	"github.com/rlxp/rlxp/internal/launch"
+	"github.com/rlxp/rlxp/internal/manual"
 	"github.com/rlxp/rlxp/internal/prompt"
 	"github.com/rlxp/rlxp/internal/runs"
 	"github.com/rlxp/rlxp/internal/state"
@@ -37,50 +38,8 @@ func newLaunchCmd() *Command {
 	return &Command{
 		UsageLine: "rlxp launch EXPERIMENT [--seed N]... [--confirm DIGEST] [--run-dir TEMPLATE] [--grace DUR] [--root DIR] [--json]",
 		Short:     "check an experiment, then start its runs once a human confirms the plan",
-		Long: `Launch runs 'rlxp check' and refuses on any blocker. Otherwise it prints
-the resolved plan — every run's command and directory, the backend, the
-wall-clock allowance, GPUs and concurrency — and the plan's digest, and
-starts nothing until the plan is confirmed: at a terminal prompt, or with
---confirm DIGEST naming the plan just shown. A plan that changed since it
-was shown (an edit, a new approval, other GPUs free) has another digest and
-is refused.
-
-The backend is the contract's hardware.launcher:
-
-  local  a supervisor in its own session starts each run in its own
-         process group, output to .rlxp/runs/<id>/log, at most
-         budget.max_concurrent at a time (each on its own GPUs when the
-         contract needs GPUs); it records pid, start, exit status and end
-         in run.json, and when a run's wall-clock allowance is spent it
-         sends TERM to the run's process group and every process it
-         started (new sessions and double forks included: each run has
-         a shepherd, the subreaper of all of them), then KILL after
-         --grace (default 30s; at most a quarter of the allowance, 5s
-         at least, 10m at most), and records that it did. A supervisor
-         or shepherd that dies takes its run with it within a second,
-         recorded as stopped by the watchdog. For hardware.nodes > 1
-         it starts node 0 and prints the command for every other node:
-         rlxp never logs in to another machine.
-  slurm  one sbatch job per run, --time from the allowance, --gres=gpu:N
-         and --nodes from hardware, partition/account/qos from
-         hardware.slurm; the job id is in run.json and the scheduler's
-         state is read with squeue and scontrol.
-
-Every run writes into a new directory of its own in the repository
-(--run-dir): a template without {seed}, a path outside the repository or
-in .git/ or .rlxp/ is a usage error; a directory that exists already is
-refused, so a relaunch never touches the files of a run scored before.
-
-Every run counts against the budget from the moment it is recorded.
-
-EXIT STATUS
-  0  the runs were started (or submitted)
-  1  a state file is missing or malformed, or a run could not start
-  2  usage error
-  3  refused: a blocker, or no confirmation, or a digest that does not match
-  4  another rlxp command holds the state lock, or another launch started
-     a run while this one was being checked (it lost the race)`,
-		Flags: fs,
+		Long:      manual.Page("launch"),
+		Flags:     fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
 			return runLaunch(ctx, env, &o, args)
 		},

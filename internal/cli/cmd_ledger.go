@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rlxp/rlxp/internal/ledger"
+	"github.com/rlxp/rlxp/internal/manual"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
@@ -14,13 +15,8 @@ func newLedgerCmd() *Command {
 	return &Command{
 		UsageLine: "rlxp ledger <subcommand>",
 		Short:     "show, verify and diff the hash-chained results ledger",
-		Long: `The ledger (.rlxp/ledger.jsonl) is the append-only record of scored
-results: one JSON object per line, each carrying the hash of the line
-before it, so that an edit, a deletion or a reordering anywhere breaks the
-chain where it happened. 'rlxp score' appends to it; these commands only
-read it, except 'verify --repair', which removes a torn last line that a
-crash during an append left behind.`,
-		Commands: []*Command{newLedgerShowCmd(), newLedgerVerifyCmd(), newLedgerDiffCmd()},
+		Long:      manual.Page("ledger"),
+		Commands:  []*Command{newLedgerShowCmd(), newLedgerVerifyCmd(), newLedgerDiffCmd()},
 	}
 }
 
@@ -41,21 +37,8 @@ func newLedgerShowCmd() *Command {
 	return &Command{
 		UsageLine: "rlxp ledger show [--root DIR] [--json] [--csv] [--experiment ID]",
 		Short:     "list the scored results in the ledger",
-		Long: `Show lists the ledger's entries: seq, time, experiment, run, primary
-metric, its mean over seeds, the number of seeds, and the verdict. --json
-prints the entries as written; --csv prints one row per entry with the
-columns seq, time, experiment, run, metric, mean, std, n, ci_low, ci_high,
-baseline_delta, p_value, verdict and hash, numbers exactly as recorded.
-
-Only entries whose chain verifies are shown. When a line does not verify,
-a warning names it and the entries before it are shown; 'rlxp ledger
-verify' says more.
-
-EXIT STATUS
-  0  shown (an empty ledger shows no rows)
-  1  the ledger is missing or unreadable
-  2  usage error`,
-		Flags: fs,
+		Long:      manual.Page("ledger show"),
+		Flags:     fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
 			return runLedgerShow(env, &o, args)
 		},

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rlxp/rlxp/internal/logdiff"
+	"github.com/rlxp/rlxp/internal/manual"
 )
 
 type ledgerDiffOptions struct {
@@ -24,31 +25,8 @@ func newLedgerDiffCmd() *Command {
 	return &Command{
 		UsageLine: "rlxp ledger diff --base REF [--root DIR] [--json]",
 		Short:     "check that the ledger only grew since a git ref and render the new entries",
-		Long: `Diff compares .rlxp/ledger.jsonl, and .rlxp/approvals.jsonl, with the same
-files at git REF, as
-'git show REF:.rlxp/ledger.jsonl' prints it (a ledger missing at REF counts
-as empty). The ledger is append-only, so the base must be, line for line,
-the start of the current ledger, and the current ledger's chain must
-verify.
-
-It prints the new entries as Markdown for a pull-request comment: a heading
-"### rlxp ledger: N new entries", a table (seq, experiment, primary metric
-mean ± 95% CI and seeds, delta against the baseline with its p-value, or
-"n too small", guardrails passed, verdict), notes from each entry's reasons
-and warnings, and the chain's head hash. Then the approvals added since REF, each with
-what was approved, its digest, who, how, the terminal and the ancestry;
-the approvals log obeys the same rules as the ledger and is refused the
-same way.
-
-EXIT STATUS
-  0  the ledger only grew; the new entries are printed
-  1  the ledger is missing or unreadable, git is missing, --root is not
-     in a git repository, or REF is not a commit
-  2  usage error
-  3  history was rewritten (the base is not a prefix), or the chain does
-     not verify, of the ledger or of the approvals log; the output names
-     the line`,
-		Flags: fs,
+		Long:      manual.Page("ledger diff"),
+		Flags:     fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
 			return runLedgerDiff(ctx, env, &o, args)
 		},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rlxp/rlxp/internal/digest"
 	"github.com/rlxp/rlxp/internal/ledger"
+	"github.com/rlxp/rlxp/internal/manual"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
@@ -27,32 +28,8 @@ func newLedgerVerifyCmd() *Command {
 	return &Command{
 		UsageLine: "rlxp ledger verify [--root DIR] [--json] [--repair] [--sources]",
 		Short:     "recompute the ledger's hash chain and name the first bad line",
-		Long: `Verify recomputes the chain of .rlxp/ledger.jsonl: every line an entry,
-seq counting up from 1 without gaps, each prev the hash of the line before,
-and each hash that of its own content. It prints one line: the number of
-entries when the chain holds, or the first line that fails as FILE:LINE and
-what is wrong with it (an edited value, a missing or reordered entry).
-
-A torn last line is what a crash during an append leaves: an incomplete
-entry at the end of the file. --repair removes it (or adds the newline a
-complete last entry lacks), rewriting the file atomically under the lock,
-and says what it dropped. It repairs nothing else: a bad line before the
-end is corruption or tampering; restore the ledger from version control.
-
---sources hashes again every metric file the entries recorded (each
-once) and prints one line for each that changed or vanished since it was
-scored, naming the entry, the seed and the file.
-
-EXIT STATUS
-  0  the chain verifies (with --repair: after removing a torn last line;
-     with --sources: and every recorded source is unchanged)
-  1  the ledger is missing or unreadable, or --repair refused damage that
-     is not a torn last line
-  2  usage error
-  3  a line does not verify, or (--sources) a recorded source changed or
-     vanished; the output names it
-  4  another rlxp process holds the lock (--repair only)`,
-		Flags: fs,
+		Long:      manual.Page("ledger verify"),
+		Flags:     fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
 			return runLedgerVerify(env, &o, args)
 		},

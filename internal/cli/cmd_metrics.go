@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rlxp/rlxp/internal/manual"
 	"github.com/rlxp/rlxp/internal/metrics"
 	"github.com/rlxp/rlxp/internal/progress"
 	"github.com/rlxp/rlxp/internal/score"
@@ -15,8 +16,7 @@ func newMetricsCmd() *Command {
 	return &Command{
 		UsageLine: "rlxp metrics <subcommand>",
 		Short:     "show what metric files hold",
-		Long: `Metrics reads metric files the way scoring does, so that metric names in
-the contract come from evidence, not guesses. Formats: ` + metrics.FormatList() + `.
+		Long: manual.Page("metrics") + metrics.FormatList() + `.
 The format is detected from the name and content; --format overrides it.`,
 		Commands: []*Command{newMetricsInspectCmd(), newMetricsSeriesCmd()},
 	}
@@ -48,25 +48,8 @@ func newMetricsInspectCmd() *Command {
 	return &Command{
 		UsageLine: "rlxp metrics inspect FILE|DIR... [--format FORMAT] [--json]",
 		Short:     "list each file's format and tags with counts, steps and last values",
-		Long: `Inspect reads each file (or MLflow run directory) and lists its detected
-format and every tag: how many points, the first and last step, and the
-last value. Notes say what a reader skipped or assumed. A directory that
-is not an MLflow run is searched for metric files (a TensorBoard logdir, a
-W&B run directory, a run root): event files, .wandb logs and summaries,
-JSONL, CSV, TensorBoard exports, verl logs and MLflow runs.
-
-A file being written is read up to its last complete line or record; the
-unfinished rest is skipped with a note. Every file that can be read is
-listed; each one that cannot gets an error line. On a terminal, a read
-that takes more than a second shows its progress on stderr.
-
-EXIT STATUS
-  0  every file was read
-  1  a file is missing, corrupt, not a regular file or in no known format
-     (the error names the file and the line or byte offset); the files
-     that could be read are still listed
-  2  usage error`,
-		Flags: fs,
+		Long:      manual.Page("metrics inspect"),
+		Flags:     fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
 			if len(args) == 0 {
 				return usagef("inspect takes one or more files")
@@ -112,15 +95,8 @@ func newMetricsSeriesCmd() *Command {
 	return &Command{
 		UsageLine: "rlxp metrics series FILE --tag TAG [--format FORMAT] [--json]",
 		Short:     "print one tag's points: step, wall time, value",
-		Long: `Series prints every point of one tag, in file order, streaming: it holds
-no more than one point in memory, whatever the file's size.
-
-EXIT STATUS
-  0  printed
-  1  the file cannot be read, or it has no such tag (the closest tags are
-     suggested)
-  2  usage error`,
-		Flags: fs,
+		Long:      manual.Page("metrics series"),
+		Flags:     fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
 			if len(args) != 1 {
 				return usagef("series takes one file")

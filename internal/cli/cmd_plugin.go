@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rlxp/rlxp/internal/manual"
 	"github.com/rlxp/rlxp/internal/plugin"
 )
 
@@ -12,7 +13,7 @@ func newPluginCmd() *Command {
 	return &Command{
 		UsageLine: "rlxp plugin <subcommand>",
 		Short:     "check the agent plugin package",
-		Long:      `The plugin package is what Claude Code and Codex install: two marketplaces, two manifests, skills shared by both hosts, and Claude's agents.`,
+		Long:      manual.Page("plugin"),
 		Commands:  []*Command{newPluginValidateCmd()},
 	}
 }
@@ -28,26 +29,8 @@ func newPluginValidateCmd() *Command {
 	return &Command{
 		UsageLine: "rlxp plugin validate [DIR] [--json]",
 		Short:     "check both hosts' manifests, skills and agents",
-		Long: `Validate checks a plugin package the way Claude Code and Codex read it.
-DIR (default: the current directory) is either a marketplace root, holding
-.claude-plugin/marketplace.json and/or .agents/plugins/marketplace.json, or
-one plugin directory.
-
-It reports what either host rejects and what one host silently drops while
-the other loads it: names and versions that disagree between hosts, paths
-without ./ or with .., missing sources, agents given as a directory,
-agents or commands in the Codex manifest, SKILL.md front matter that does
-not parse or lacks a description, nested skills, hooks without the "hooks"
-wrapper, for an event one host lacks, or running a script the plugin does
-not have, and more. Each finding names the file and, where known, the line.
-Warnings are what 'claude plugin validate --strict' would fail on.
-
-EXIT STATUS
-  0  no errors and no warnings
-  1  DIR cannot be read
-  2  usage error
-  3  findings: at least one error or warning`,
-		Flags: fs,
+		Long:      manual.Page("plugin validate"),
+		Flags:     fs,
 		Run: func(ctx context.Context, env *Env, args []string) error {
 			if len(args) > 1 {
 				return usagef("validate takes at most one directory")
