@@ -23,8 +23,8 @@ import (
 )
 
 // The plugin's scripts/rlxp gets the released binary: the test builds a
-// release archive with the layout .goreleaser.yaml gives it (rlxp at the
-// top of rlxp_VERSION_OS_ARCH.tar.gz, a real rlxp built with the version
+// release archive with the layout .goreleaser.yaml gives it (rlxp and
+// rlxp-guard at the top of rlxp_VERSION_OS_ARCH.tar.gz, a real rlxp built with the version
 // stamped), serves it from 127.0.0.1 and runs the shim of a plugin that has
 // no bin/rlxp.
 
@@ -38,19 +38,24 @@ func releaseArchive(t *testing.T) (string, []byte) {
 	if err != nil {
 		t.Skip("go is not on PATH")
 	}
-	bin := filepath.Join(t.TempDir(), "rlxp")
-	// Only the version flag differs from make test's CGO_ENABLED=0 go build,
-	// so this links from the build cache.
-	cmd := exec.Command(goTool, "build", "-ldflags", "-X main.version="+shimVersion, "-o", bin, "./cmd/rlxp")
-	cmd.Dir = repoRoot(t)
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v: %s", err, out)
+	build := func(pkg string, flags ...string) []byte {
+		bin := filepath.Join(t.TempDir(), filepath.Base(pkg))
+		// Only the version flag differs from make test's CGO_ENABLED=0 go
+		// build, so this links from the build cache.
+		cmd := exec.Command(goTool, append(append([]string{"build"}, flags...), "-o", bin, pkg)...)
+		cmd.Dir = repoRoot(t)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v: %s", pkg, err, out)
+		}
+		exe, err := os.ReadFile(bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return exe
 	}
-	exe, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe := build("./cmd/rlxp", "-ldflags", "-X main.version="+shimVersion)
+	guard := build("./cmd/rlxp-guard")
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(gz)
@@ -58,7 +63,7 @@ func releaseArchive(t *testing.T) (string, []byte) {
 		name string
 		mode int64
 		data []byte
-	}{{"README.md", 0o644, []byte("# rlxp\n")}, {"rlxp", 0o755, exe}} {
+	}{{"README.md", 0o644, []byte("# rlxp\n")}, {"rlxp", 0o755, exe}, {"rlxp-guard", 0o755, guard}} {
 		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: f.mode, Size: int64(len(f.data)), Typeflag: tar.TypeReg}); err != nil {
 			t.Fatal(err)
 		}
@@ -206,6 +211,15 @@ func TestShimDownloadsVerifiesAndCaches(t *testing.T) {
 		r = runShim(t, plugin, cache, rel.srv.URL, launch, "guard")
 		if r.code != 2 || !strings.HasPrefix(r.stderr, "rlxp guard: \"torchrun train.py\" starts training directly") {
 			t.Errorf("guard through the cached binary: %+v", r)
+		}
+		// The hook is answered by the cached rlxp-guard alone: without
+		// the cached rlxp (and the server down) it still decides.
+		if err := os.Remove(cacheBin(cache)); err != nil {
+			t.Fatal(err)
+		}
+		r = runShim(t, plugin, cache, rel.srv.URL, launch, "guard")
+		if r.code != 2 || !strings.HasPrefix(r.stderr, "rlxp guard: \"torchrun train.py\" starts training directly") {
+			t.Errorf("guard through the cached rlxp-guard: %+v", r)
 		}
 	})
 
