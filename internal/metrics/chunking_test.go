@@ -61,10 +61,21 @@ func readChunked(path string, f Format, ch chunking) chunkRead {
 }
 
 // sameChunked compares a file's sequential read with reads in the given
-// chunkings.
+// chunkings, and, for a file read whole, inspect's summaries with those
+// of the points delivered.
 func sameChunked(t *testing.T, path string, f Format, chs ...chunking) {
 	t.Helper()
 	want := readChunked(path, f, sequential)
+	if want.Err == "" {
+		ps := &summarySink{index: map[string]int{}}
+		for _, p := range want.Points {
+			ps.Point(p.Tag, p.Point)
+		}
+		sortTags(ps.tags)
+		if d := cmp.Diff(ps.tags, want.Summary.Tags, cmpopts.EquateNaNs(), cmpopts.EquateEmpty()); d != "" {
+			t.Fatalf("%s: inspect's summaries differ from the points' (-points +inspect):\n%s", path, d)
+		}
+	}
 	for _, ch := range chs {
 		got := readChunked(path, f, ch)
 		if d := cmp.Diff(want, got, cmpopts.EquateNaNs()); d != "" {
