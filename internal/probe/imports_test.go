@@ -2,7 +2,9 @@ package probe
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -96,5 +98,38 @@ func TestModuleName(t *testing.T) {
 		if got := moduleName(s); got != want {
 			t.Errorf("moduleName(%q) = %v", s, got)
 		}
+	}
+}
+
+// Run from the repository, the probe finds the repository's own modules as
+// the program would, but never runs one named like a module the probe
+// itself imports.
+func TestImportsRunNothingFromTheWorkingDirectory(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3")
+	}
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"importlib/__init__.py": "open('imported-importlib', 'w').write('ran')\n",
+		"localpkg/__init__.py":  "open('imported-localpkg', 'w').write('ran')\n",
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	got := Imports(ctx, System(), python, []string{"localpkg", "json"})
+	if len(got) != 2 || got[0].Status != ImportFound || got[1].Status != ImportFound {
+		t.Errorf("Imports = %+v, want both found", got)
+	}
+	if ran, _ := filepath.Glob(filepath.Join(dir, "imported-*")); len(ran) != 0 {
+		t.Errorf("modules of the working directory ran: %v", ran)
 	}
 }

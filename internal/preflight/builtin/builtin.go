@@ -158,8 +158,8 @@ func (r Report) Messages(l preflight.Level) []string {
 	return m
 }
 
-//go:embed inspect.py
-var inspectPy string
+//go:embed entrypoints.py
+var entrypointsPy string
 
 // Run reads the run and applies the generic rules and those of every
 // profile that matches.
@@ -214,7 +214,7 @@ func (t *Target) readPrograms(ctx context.Context) {
 	}
 	for py, scripts := range byPython {
 		req, _ := json.Marshal(map[string]any{"root": t.Root, "scripts": scripts})
-		cmd := exec.CommandContext(ctx, py, "-c", inspectPy)
+		cmd := exec.CommandContext(ctx, py, "-c", entrypointsPy)
 		cmd.Dir = t.Root
 		cmd.Stdin = bytes.NewReader(req)
 		var stderr bytes.Buffer

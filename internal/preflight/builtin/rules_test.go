@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -123,5 +124,39 @@ func TestRunRules(t *testing.T) {
 				t.Errorf("findings (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// The reader compiles entry points and never runs the repository's code:
+// modules at the repository's top that share a name with the standard
+// library ones it uses must not be imported in their place.
+func TestReadingImportsNothingFromTheRepository(t *testing.T) {
+	files := map[string]string{
+		"train.py": "import argparse\np = argparse.ArgumentParser()\np.add_argument('--seed')\n",
+	}
+	for _, m := range []string{"json", "ast", "inspect", "importlib"} {
+		files[m+".py"] = "open('imported-" + m + "', 'w').write('ran')\n"
+	}
+	in := Input{Root: repo(t, files), Command: "python3 train.py --seed 1"}
+	r, err := Run(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var options []Finding
+	for _, f := range r.Findings {
+		if f.Rule == "options" {
+			options = append(options, f)
+		}
+	}
+	want := []Finding{{Level: preflight.OK, Rule: "options", Message: "every option given to train.py is one it reads (argparse, read from its parser definitions)"}}
+	if diff := cmp.Diff(want, options); diff != "" {
+		t.Errorf("options (-want +got):\n%s", diff)
+	}
+	ran, err := filepath.Glob(filepath.Join(in.Root, "imported-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ran) != 0 {
+		t.Errorf("the repository's modules ran while reading it: %v", ran)
 	}
 }

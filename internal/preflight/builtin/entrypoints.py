@@ -4,7 +4,15 @@
 # define (argparse, click, absl, Hydra, OmegaConf), following the modules
 # of the repository it imports. Input: JSON {"root": ..., "scripts": [...]}
 # on stdin; output: one JSON object per script on stdout.
-import ast, importlib.util, json, os, sys
+import sys
+
+# python -c puts the working directory (the repository) first on the path:
+# drop it before importing anything, so that a repository module named like
+# a standard one (json.py, ast.py) is never run in its place.
+if sys.path and sys.path[0] in ("", "."):
+    del sys.path[0]
+
+import ast, importlib.util, json, os
 
 req = json.load(sys.stdin)
 root = req["root"]
