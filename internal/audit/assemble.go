@@ -167,10 +167,12 @@ func (a *assembler) frameworks() {
 	// package listing it among its extras) is not the framework a
 	// repository trains with: a framework needs a file that imports it
 	// and trains or runs as a program, a runner of its module, or a code
-	// signal of its own. A custom loop needs something that trains.
+	// signal of its own. A custom loop needs something that trains
+	// outside tests and documentation: an environment library's docs
+	// tutorials train agents, but the library itself does not.
 	trainsAny := false
 	for _, f := range a.files {
-		trainsAny = trainsAny || f.has(catTrains, "") && !isTestPath(f.path)
+		trainsAny = trainsAny || f.has(catTrains, "") && !isTestPath(f.path) && !inDocs(f.path)
 	}
 	var ms []match
 	for i, p := range a.profiles {
