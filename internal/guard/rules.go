@@ -160,7 +160,7 @@ func moduleRun(module string, args []string, exact []bool, open bool) pyRun {
 		valued = " -c --command "
 	case "trace":
 		valued = " -f --file -C --coverdir --ignore-module --ignore-dir "
-	case "runpy", "scalene", "viztracer", "pyinstrument", "memray", "line_profiler", "kernprof":
+	case "runpy", "scalene", "viztracer", "pyinstrument", "memray", "line_profiler", "kernprof", "memory_profiler":
 		valued = " -o --outfile --output-file -r --renderer "
 	case "coverage":
 		if len(args) == 0 || args[0] != "run" {
@@ -287,6 +287,8 @@ func launcher(argv []string, root string, allow []string) string {
 		}
 	case "make", "just":
 		return buildTarget(argv)
+	case "npm", "yarn", "pnpm", "bun":
+		return packageScript(argv)
 	case "jupyter":
 		if arg(1) == "execute" || arg(1) == "nbconvert" || arg(1) == "run" {
 			for _, a := range argv[2:] {
@@ -316,6 +318,32 @@ func buildTarget(argv []string) string {
 		case trainerName([]string{a}):
 			return "a training target (" + filepath.Base(argv[0]) + " " + a + ")"
 		}
+	}
+	return ""
+}
+
+// packageScript names a package.json script that trains: npm run train,
+// yarn train (yarn, pnpm and bun also run a script named directly).
+func packageScript(argv []string) string {
+	i := 1
+	for i < len(argv) && strings.HasPrefix(argv[i], "-") {
+		i++
+	}
+	if i >= len(argv) {
+		return ""
+	}
+	sub := argv[i]
+	switch {
+	case sub == "run" || sub == "run-script" || sub == "rum" || sub == "urn":
+		i++
+		for i < len(argv) && strings.HasPrefix(argv[i], "-") {
+			i++
+		}
+	case filepath.Base(argv[0]) == "npm":
+		return ""
+	}
+	if i < len(argv) && trainerName([]string{argv[i]}) {
+		return "a training script of package.json (" + filepath.Base(argv[0]) + " run " + argv[i] + ")"
 	}
 	return ""
 }

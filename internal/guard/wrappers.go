@@ -304,6 +304,9 @@ func (a *analyzer) unwrap(name string, args []string, exact []bool, text string,
 				i++
 			}
 		}
+		if w, _ := wrapperFor(name, args); name == "runuser" && w.commandAt(args) < len(args) && runuserCommand(args, w.commandAt(args)) {
+			return at(w.commandAt(args)), true // runuser -u USER COMMAND
+		}
 		a.stdinSource(name, nil, text, sc, depth)
 		return step{done: true}, true
 	case "flock":
@@ -571,6 +574,17 @@ func (a *analyzer) container(args []string, exact []bool, text string, sc *scope
 	return step{args: out, exact: ex}, true
 }
 
+// runuserCommand reports runuser -u USER COMMAND: without -u, the word
+// after the options is a user whose shell reads standard input.
+func runuserCommand(args []string, command int) bool {
+	for _, a := range args[1:command] {
+		if a == "-u" || a == "--user" || strings.HasPrefix(a, "--user=") {
+			return true
+		}
+	}
+	return false
+}
+
 // A wrapper is a program that runs a command given on its own command
 // line: nohup torchrun ..., uv run python ..., ssh host 'cmd'.
 type wrapper struct {
@@ -585,8 +599,29 @@ type wrapper struct {
 func wrapperFor(name string, args []string) (wrapper, bool) {
 	var w wrapper
 	switch name {
-	case "nohup", "setsid", "builtin", "poetry", "pipenv", "pdm":
+	case "nohup", "setsid", "builtin", "poetry", "pipenv", "pdm", "hatch", "rye", "unbuffer":
 		w = wrapper{}
+	case "runuser":
+		// runuser -u USER [--] COMMAND; its -c form is read with su's.
+		w = wrapper{valued: " -u --user -g --group -G --supp-group -w --whitelist-environment "}
+	case "xvfb-run":
+		w = wrapper{valued: " -e -f -n -p -s --error-file --auth-file --server-num --xauth-protocol --server-args "}
+	case "caffeinate":
+		w = wrapper{valued: " -t -w "}
+	case "uvx":
+		w = wrapper{valued: " --from --with --with-editable --with-requirements -p --python --directory --index --default-index --index-url -i --extra-index-url --find-links -f --config-file --cache-dir --color --python-preference --exclude-newer "}
+	case "nsys", "ncu", "perf":
+		// Profilers that run the command after their options:
+		// nsys profile, ncu, perf record|stat|trace.
+		w = wrapper{valued: " -o --output -t --trace -s --sample -b --backtrace -c --capture-range -e --event -F --freq -C --cpu -G --cgroup -r --repeat -k --kernel-name --kernel-id --set --section --metrics --target-processes -d --delay --duration --export --stats --gpu-metrics-devices --cuda-memory-usage --launch-skip --launch-count -x "}
+		switch {
+		case name == "nsys" && (len(args) < 2 || args[1] != "profile"):
+			return wrapper{}, false
+		case name == "perf" && (len(args) < 2 || args[1] != "record" && args[1] != "stat" && args[1] != "trace"):
+			return wrapper{}, false
+		case name != "ncu":
+			w.sub = args[1]
+		}
 	case "env":
 		w = wrapper{valued: " -u --unset -C --chdir -S --split-string "}
 	case "exec":
@@ -644,12 +679,18 @@ func wrapperFor(name string, args []string) (wrapper, bool) {
 		return wrapper{}, false
 	}
 	switch name {
-	case "uv", "poetry", "pipenv", "pdm", "conda", "mamba", "micromamba", "pixi":
-		// Only their run subcommand wraps a command: uv pip install is not one.
-		if len(args) < 2 || args[1] != "run" {
+	case "uv", "poetry", "pipenv", "pdm", "conda", "mamba", "micromamba", "pixi", "hatch", "rye":
+		// Only their run subcommand wraps a command: uv pip install is not
+		// one; uv tool run is uvx.
+		switch {
+		case len(args) >= 2 && args[1] == "run":
+			w.sub = "run"
+		case name == "uv" && len(args) >= 3 && args[1] == "tool" && args[2] == "run":
+			w.sub = "tool run"
+			w.valued += " --from "
+		default:
 			return wrapper{}, false
 		}
-		w.sub = "run"
 	}
 	return w, true
 }
@@ -657,10 +698,7 @@ func wrapperFor(name string, args []string) (wrapper, bool) {
 // commandAt returns the index in args of the wrapped command's first word,
 // or -1 when an option says that no command runs.
 func (w wrapper) commandAt(args []string) int {
-	i := 1
-	if w.sub != "" {
-		i = 2
-	}
+	i := 1 + len(strings.Fields(w.sub))
 	for i < len(args) {
 		a := args[i]
 		if a == "--" {
