@@ -26,10 +26,13 @@ func (g *Guard) decide(command, cwd string, canAsk bool) Decision {
 	}
 	for _, w := range a.writes {
 		if !w.exact {
+			if namesState(w.path) {
+				return denyf("%s writes %s, which names .rlxp but cannot be resolved without running something: %s", quote(w.text), w.path, protectedAdvice)
+			}
 			continue
 		}
 		for _, d := range w.dirs {
-			if p := resolve(w.path, d); protectedShellWrite(p) {
+			if writesRecord(w.path, d) {
 				return denyf("%s writes %s: %s", quote(w.text), w.path, protectedAdvice)
 			}
 		}

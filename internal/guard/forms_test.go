@@ -89,6 +89,10 @@ func checkForms(t *testing.T, cwd string, cases []struct{ cmd, want string }) {
 func TestRefusedForms(t *testing.T) {
 	repo, other, _ := formsRepo(t)
 	const launch, approve, unverifiable, writes = "starts training directly", "human act", "cannot verify", "written by rlxp alone"
+	// A link made earlier leads into .rlxp under another name.
+	if err := os.Symlink(filepath.Join(repo, ".rlxp"), filepath.Join(repo, "state")); err != nil {
+		t.Fatal(err)
+	}
 	checkForms(t, repo, []struct{ cmd, want string }{
 		// the repository found from every path the command touches
 		{"cd " + other + " && python3 fit.py c.json", "train command"},
@@ -251,6 +255,23 @@ func TestRefusedForms(t *testing.T) {
 		{"dd if=/dev/null of=.rlxp/ledger.jsonl", writes},
 		{"git checkout -- .rlxp/approvals.jsonl", writes},
 		{"echo x > " + other + "/.rlxp/ledger.jsonl", writes},
+		{"echo x > $PWD/.rlxp/approvals.jsonl", writes},
+		{"echo '{}' >> \"$(pwd)/.rlxp/approvals.jsonl\"", writes},
+		{"sed -i 's/a/b/' $(ls .rlxp/*.yaml)", writes},
+		{"cp /tmp/a \"$(git rev-parse --show-toplevel)/.rlxp/ledger.jsonl\"", writes},
+		{"ln -s $(pwd)/.rlxp state && echo x > state/approvals.jsonl", writes},
+		{"cd .rlxp && python3 -c \"open('approvals.jsonl','a').write('{}')\"", writes},
+		{"echo x | sponge .rlxp/approvals.jsonl", writes},
+		{"sort -o .rlxp/ledger.jsonl /tmp/l", writes},
+		{"yq -i '.x = 1' .rlxp/contract.yaml", writes},
+		{"ed -s .rlxp/contract.yaml <<< $'1d\\nw'", writes},
+		{"vim -c '%s/a/b/|wq' .rlxp/experiments.yaml", writes},
+		{"find .rlxp/runs -delete", writes},
+		{"echo '{}' >> state/approvals.jsonl", writes},
+		{"sed -i 's/a/b/' state/adapter.yaml", writes},
+		{"tar xf /tmp/state.tar -C .rlxp", writes},
+		{"tar -xzf /tmp/s.tgz .rlxp/approvals.jsonl", writes},
+		{"unzip -o /tmp/s.zip -d .rlxp", writes},
 	})
 }
 
@@ -304,6 +325,10 @@ func TestAllowedForms(t *testing.T) {
 		{"perf stat -e cycles ls && nsys --version && xvfb-run pytest", "allow"},
 		{"runuser -u dana -- python3 tools/constraints.py", "allow"},
 		{"hatch run test && uvx ruff check .", "allow"},
+		{"echo x > $OUT/.rlxp-notes.txt && sort -o /tmp/s .rlxp/ledger.jsonl", "allow"},
+		{"tar czf /tmp/state.tgz .rlxp && tar tzf /tmp/state.tgz && tar xf /tmp/data.tar -C data", "allow"},
+		{"find .rlxp -name '*.json' && python3 -c \"import json; json.load(open('.rlxp/ledger.jsonl'))\"", "allow"},
+		{"cd .rlxp && python3 -c \"print(open('ledger.jsonl').read())\"", "allow"},
 		{"cd tools && python3 constraints.py", "allow"},
 		{"for f in *.py; do wc -l $f; done", "allow"},
 		{"X=$(git rev-parse HEAD); echo $X", "allow"},

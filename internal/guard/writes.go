@@ -66,26 +66,79 @@ func (g *Guard) shellWrites(c call) Decision {
 		return Decision{}
 	}
 	name := programName(c.argv[0], c.exact[0])
-	targets := writeTargets(name, c.argv, c.exact)
-	for _, t := range targets {
+	unresolved := map[string]bool{}
+	for i, a := range c.argv {
+		if !c.exact[i] {
+			unresolved[a] = true
+		}
+	}
+	for _, t := range writeTargets(name, c.argv) {
+		if unresolved[t] {
+			if namesState(t) {
+				return denyf("%s writes %s, which names .rlxp but cannot be resolved without running something: %s", quote(c.text), t, protectedAdvice)
+			}
+			continue
+		}
 		for _, d := range c.dirs {
-			if protectedShellWrite(resolve(t, d)) {
+			if writesRecord(t, d) {
 				return denyf("%s writes %s: %s", quote(c.text), t, protectedAdvice)
 			}
 		}
 	}
-	if code := inlineCode(name, c); code != "" && writesState(code) {
+	if code := inlineCode(name, c); code != "" && (writesState(code) || inState(c.dirs) && writeSign(code)) {
 		return denyf("%s: its inline code writes under .rlxp/: %s", quote(c.text), protectedAdvice)
 	}
 	return Decision{}
 }
 
+// writesRecord reports a write to p, in directory dir, that the shell must
+// not make, also through a link (a directory linked to .rlxp).
+func writesRecord(p, dir string) bool {
+	abs := resolve(p, dir)
+	if protectedShellWrite(abs) {
+		return true
+	}
+	if !filepath.IsAbs(abs) {
+		return false
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return protectedShellWrite(real)
+	}
+	if real, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		return protectedShellWrite(filepath.Join(real, filepath.Base(abs)))
+	}
+	return false
+}
+
+// namesState reports the text of an unresolved word that names a .rlxp
+// directory ($PWD/.rlxp/ledger.jsonl, $(ls .rlxp/*.yaml)): written to, it
+// may be one of rlxp's records, and the guard cannot tell which file.
+func namesState(text string) bool {
+	for _, f := range strings.FieldsFunc(text, func(r rune) bool { return strings.ContainsRune("/ \t\"'`()$;|&<>={}", r) }) {
+		if f == state.DirName {
+			return true
+		}
+	}
+	return false
+}
+
+// inState reports a command that may run inside a .rlxp directory, where
+// any file its inline code writes is one of rlxp's.
+func inState(dirs []string) bool {
+	for _, d := range dirs {
+		if _, ok := underState(d); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // writeTargets lists the words a file utility writes (or removes, links
 // or moves).
-func writeTargets(name string, argv []string, exact []bool) []string {
+func writeTargets(name string, argv []string) []string {
 	var operands []string
 	for i := 1; i < len(argv); i++ {
-		if exact[i] && !strings.HasPrefix(argv[i], "-") {
+		if !strings.HasPrefix(argv[i], "-") {
 			operands = append(operands, argv[i])
 		}
 	}
@@ -101,8 +154,32 @@ func writeTargets(name string, argv []string, exact []bool) []string {
 		return false
 	}
 	switch name {
-	case "tee", "mv", "ln", "link", "unlink", "rm", "rmdir", "truncate", "shred", "touch", "mkdir", "patch", "mkfifo", "mknod", "chmod", "chattr", "setfacl":
+	case "tee", "mv", "ln", "link", "unlink", "rm", "rmdir", "truncate", "shred", "touch", "mkdir", "patch", "mkfifo", "mknod", "chmod", "chattr", "setfacl",
+		"sponge", "ed", "ex", "vi", "vim", "nvim", "nano", "emacs":
 		return operands
+	case "yq":
+		if has("-i") || has("--inplace") {
+			return operands
+		}
+	case "sort":
+		return optionValues(argv, "-o", "--output")
+	case "find":
+		if has("-delete") {
+			var starts []string
+			for _, a := range argv[1:] {
+				if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
+					break
+				}
+				starts = append(starts, a)
+			}
+			return starts
+		}
+	case "tar", "bsdtar":
+		if has("-x") || has("--extract") || has("--get") || len(argv) > 1 && !strings.HasPrefix(argv[1], "-") && strings.Contains(argv[1], "x") {
+			return append(optionValues(argv, "-C", "--directory"), operands...)
+		}
+	case "unzip":
+		return append(optionValues(argv, "-d"), operands...)
 	case "sed", "gsed", "perl":
 		if has("-i") || has("--in-place") {
 			return operands
@@ -142,6 +219,22 @@ func writeTargets(name string, argv []string, exact []bool) []string {
 	return nil
 }
 
+// optionValues lists the values of the named options (-o FILE, --output=FILE).
+func optionValues(argv []string, names ...string) []string {
+	var out []string
+	for i, a := range argv {
+		for _, n := range names {
+			switch {
+			case a == n && i+1 < len(argv):
+				out = append(out, argv[i+1])
+			case strings.HasPrefix(n, "--") && strings.HasPrefix(a, n+"="):
+				out = append(out, strings.TrimPrefix(a, n+"="))
+			}
+		}
+	}
+	return out
+}
+
 // inlineCode is the program text an interpreter gets on its command line
 // or standard input.
 func inlineCode(name string, c call) string {
@@ -169,11 +262,14 @@ func inlineCode(name string, c call) string {
 }
 
 // writesState reports code that names a file under .rlxp and has a sign of
-// writing: a write mode, a write, remove, rename or copy call.
+// writing.
 func writesState(code string) bool {
-	if !strings.Contains(code, state.DirName) {
-		return false
-	}
+	return strings.Contains(code, state.DirName) && writeSign(code)
+}
+
+// writeSign reports code with a sign of writing: a write mode, a write,
+// remove, rename or copy call.
+func writeSign(code string) bool {
 	for _, sign := range []string{"'w", "\"w", "'a", "\"a", "'x", "\"x", "+'", "+\"", "write", "dump", "unlink", "remove", "rename", "replace", "rmtree", "move", "copy", "truncate", "symlink", "link(", "touch", "mkdir", "O_WRONLY", "O_RDWR", "O_APPEND", "O_CREAT"} {
 		if strings.Contains(code, sign) {
 			return true
