@@ -396,9 +396,13 @@ func (fl *flow) calls(files []*facts) {
 		if f.src == "" {
 			continue
 		}
-		for _, c := range callsIn(f.src, 0, len(f.src), derived) {
+		// A logger's own dict call is followed too: the dict it logs may
+		// be one a function in another module fills and returns
+		// (outputs = trainer.train_iteration(); wandb.log(outputs)).
+		want := func(name string) bool { return derived(name) || name == "log" || name == "log_metrics" }
+		for _, c := range callsIn(f.src, 0, len(f.src), want) {
 			for _, sk := range fl.sinksOf(c) {
-				if sk.def != nil && sk.def.f == f && sk.def.body <= c.off && c.off < sk.def.end {
+				if sk.def == nil && !sk.dict || sk.def != nil && sk.def.f == f && sk.def.body <= c.off && c.off < sk.def.end {
 					continue
 				}
 				fl.emit(f, sk, c, nil)
@@ -606,7 +610,7 @@ func (fl *flow) dictKeys(f *facts, expr string, off, depth int) []dictKey {
 		}
 		return out
 	case strings.HasSuffix(expr, ")"):
-		return fl.returned(expr, depth-1)
+		return fl.returned(f, expr, depth-1)
 	}
 	name := strings.TrimPrefix(expr, "self.")
 	if !isName(name) {
@@ -637,16 +641,27 @@ func (fl *flow) dictKeys(f *facts, expr string, off, depth int) []dictKey {
 	return out
 }
 
-// returned are the keys of the dicts the functions a call may reach
-// return.
-func (fl *flow) returned(call string, depth int) []dictKey {
+// returned are the keys of the dicts the functions a call in file f may
+// reach return. A function of that name in f itself is the one called:
+// single-file algorithms each define their own train() or update().
+func (fl *flow) returned(f *facts, call string, depth int) []dictKey {
 	cs := callsIn(call, 0, len(call), func(string) bool { return true })
 	if len(cs) == 0 || cs[0].off != 0 || depth <= 0 {
 		return nil
 	}
 	name := cs[0].callee[strings.LastIndexByte(cs[0].callee, '.')+1:]
+	defs := fl.defs[name]
+	var local []*pyDef
+	for _, d := range defs {
+		if d.f == f {
+			local = append(local, d)
+		}
+	}
+	if len(local) > 0 {
+		defs = local
+	}
 	var out []dictKey
-	for _, d := range fl.defs[name] {
+	for _, d := range defs {
 		body := d.f.src[d.body:d.end]
 		for i := strings.Index(body, "return "); i >= 0; {
 			pos := d.body + i + len("return ")
