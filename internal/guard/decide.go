@@ -143,6 +143,9 @@ func (g *Guard) judge(c call, roots []string, canAsk bool) Decision {
 	if args, exact, ok := rlxpArgs(c.argv, c.exact); ok {
 		return g.rlxp(c, args, exact, canAsk)
 	}
+	if g.renamedRlxp(c) {
+		return g.rlxp(c, c.argv[1:], c.exact[1:], canAsk)
+	}
 	dirs := c.dirs
 	if hasUnknown(dirs) {
 		dirs = append(append([]string(nil), dirs...), roots...)
@@ -243,6 +246,22 @@ func (g *Guard) rlxp(c call, args []string, exact []bool, canAsk bool) Decision 
 		return Decision{Ask: true, Reason: oneLine(fmt.Sprintf("The agent asks to start the runs of experiment %s with launch plan %s: allow only if you have reviewed that plan ('rlxp launch %s' prints it)", exp, inv.Flags["confirm"], exp))}
 	}
 	return Decision{}
+}
+
+// renamedRlxp reports a program under another name (a copy or a build of
+// rlxp: ./ok contract approve) whose arguments read as an approval or a
+// confirmed launch to rlxp: no other program takes them.
+func (g *Guard) renamedRlxp(c call) bool {
+	if g.Rlxp == nil || len(c.argv) < 3 || !c.exact[1] {
+		return false
+	}
+	switch c.argv[1] {
+	case "contract", "experiment", "launch":
+	default:
+		return false
+	}
+	inv := g.Rlxp(c.argv[1:])
+	return inv.Command == "contract approve" || inv.Command == "experiment approve" || inv.Command == "launch" && inv.Flags["confirm"] != ""
 }
 
 // sensitive reports the rlxp commands whose every argument decides the

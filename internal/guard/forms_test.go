@@ -236,6 +236,9 @@ func TestRefusedForms(t *testing.T) {
 		{"yes | rlxp contract approve task", approve},
 		{"rlxp contract approve --by=--help task", approve},
 		{"rlxp contract approve --yes --by -h", approve},
+		{"go build -o /tmp/r ./cmd/rlxp && /tmp/r contract approve task --yes", approve},
+		{"cp \"$(command -v rlxp)\" ./ok && ./ok experiment approve e1 --yes", approve},
+		{"printf 'y\\n' | script -qec '/tmp/tool contract approve --all' /dev/null", approve},
 		// writes to the records and the contract files
 		{"echo '{}' >> .rlxp/approvals.jsonl", writes},
 		{"cat > .rlxp/contract.yaml <<'EOF'\nx: 1\nEOF", writes},
@@ -334,6 +337,7 @@ func TestAllowedForms(t *testing.T) {
 		{"X=$(git rev-parse HEAD); echo $X", "allow"},
 		{"env | grep CUDA", "allow"},
 		{"ssh gpu01 nvidia-smi", "allow"},
+		{"ros2 launch pkg demo.launch.py && ./tool experiment list && ./tool contract status", "allow"},
 	}
 	checkForms(t, repo, cases)
 	// Outside any repository, everything is allowed.
