@@ -142,6 +142,11 @@ func TestRefusedForms(t *testing.T) {
 		{"cat <<'EOF' | bash\npython3 train.py\nEOF", launch},
 		{"cat <<'EOF' > run.sh | sh\npython3 train.py\nEOF", unverifiable},
 		{"p=python3; $p train.py", launch},
+		{"alias t='python3 train.py'\nt", launch},
+		{"shopt -s expand_aliases; alias go_='torchrun --nproc_per_node 2'; go_ train.py", "torchrun"},
+		{"alias t=\"$CMD\"", unverifiable},
+		{"git -c alias.t='!python3 train.py' t", launch},
+		{"git bisect run python3 train.py --steps 10", launch},
 		{"R=rlxp; $R contract approve task", approve},
 		{"exec 3>.rlxp/ledger.jsonl", writes},
 		{"echo x >| .rlxp/approvals.jsonl", writes},
@@ -337,6 +342,8 @@ func TestAllowedForms(t *testing.T) {
 		{"X=$(git rev-parse HEAD); echo $X", "allow"},
 		{"env | grep CUDA", "allow"},
 		{"ssh gpu01 nvidia-smi", "allow"},
+		{"alias ll='ls -la'; alias gs='git status'", "allow"},
+		{"git -c alias.st=status st && git -c color.ui=never log -1 && git bisect run pytest -x tests", "allow"},
 		{"ros2 launch pkg demo.launch.py && ./tool experiment list && ./tool contract status", "allow"},
 	}
 	checkForms(t, repo, cases)

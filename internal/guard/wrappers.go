@@ -173,6 +173,36 @@ func (a *analyzer) stdinSource(name string, env map[string]string, text string, 
 	}
 }
 
+// git follows the commands git runs for its caller: a shell alias given
+// with -c (alias.x=!cmd) and git bisect run's command. Other git commands
+// are not wrappers.
+func (a *analyzer) git(args []string, exact []bool, text string, sc *scope, depth int) (step, bool) {
+	i := 1
+	for i < len(args) && strings.HasPrefix(args[i], "-") {
+		switch args[i] {
+		case "-c":
+			if i+1 < len(args) {
+				key, val, _ := strings.Cut(args[i+1], "=")
+				if strings.HasPrefix(strings.ToLower(key), "alias.") {
+					if !exact[i+1] {
+						a.opaque(args[i+1], "the text of a git alias", text, sc)
+					} else if cmd, ok := strings.CutPrefix(val, "!"); ok {
+						a.source(cmd, depth+1, sc)
+					}
+				}
+			}
+			i++
+		case "-C", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env":
+			i++
+		}
+		i++
+	}
+	if i+2 < len(args) && args[i] == "bisect" && args[i+1] == "run" {
+		return step{args: args[i+2:], exact: exact[i+2:]}, true
+	}
+	return step{}, false
+}
+
 // A step is what unwrapping one wrapper leaves.
 type step struct {
 	args  []string
@@ -202,6 +232,20 @@ func (a *analyzer) unwrap(name string, args []string, exact []bool, text string,
 		return step{done: true}, true
 	}
 	switch name {
+	case "alias":
+		// An alias's text runs where its name is used later on.
+		for i := 1; i < len(args); i++ {
+			if _, src, ok := strings.Cut(args[i], "="); ok {
+				if !exact[i] {
+					a.opaque(args[i], "the text of an alias", text, sc)
+					continue
+				}
+				a.source(src, depth+1, sc)
+			}
+		}
+		return step{done: true}, true
+	case "git":
+		return a.git(args, exact, text, sc, depth)
 	case "tmux":
 		if src, ok := tmuxCommand(args); ok {
 			a.source(src, depth+1, sc)
