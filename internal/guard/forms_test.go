@@ -93,6 +93,10 @@ func TestRefusedForms(t *testing.T) {
 	if err := os.Symlink(filepath.Join(repo, ".rlxp"), filepath.Join(repo, "state")); err != nil {
 		t.Fatal(err)
 	}
+	// And one to the trainer under a name that says nothing.
+	if err := os.Symlink("train.py", filepath.Join(repo, "x.py")); err != nil {
+		t.Fatal(err)
+	}
 	checkForms(t, repo, []struct{ cmd, want string }{
 		// the repository found from every path the command touches
 		{"cd " + other + " && python3 fit.py c.json", "train command"},
@@ -233,6 +237,13 @@ func TestRefusedForms(t *testing.T) {
 		{"bash ppo_train.sh", launch},
 		{"python3 train/main.py", launch},
 		{"python3 trainPPO.py", launch},
+		{"python3 x.py --seed 1", launch},
+		{"train --config c.json", launch},
+		{"ppo-train --steps 100", launch},
+		{"poetry run train", launch},
+		{"pixi run train", launch},
+		{"hatch run train", launch},
+		{"uv run train --seed 0", launch},
 		// approvals however rlxp is called
 		{"rlxp contract approve --all --yes", approve},
 		{"rlxp experiment approve e1 --yes", approve},
@@ -343,6 +354,7 @@ func TestAllowedForms(t *testing.T) {
 		{"env | grep CUDA", "allow"},
 		{"ssh gpu01 nvidia-smi", "allow"},
 		{"alias ll='ls -la'; alias gs='git status'", "allow"},
+		{"train --help && sacct -u $USER && tensorboard --logdir runs && poetry run pytest", "allow"},
 		{"git -c alias.st=status st && git -c color.ui=never log -1 && git bisect run pytest -x tests", "allow"},
 		{"ros2 launch pkg demo.launch.py && ./tool experiment list && ./tool contract status", "allow"},
 	}

@@ -303,6 +303,11 @@ func launcher(argv []string, root string, allow []string) string {
 	if strings.HasSuffix(name, ".py") || strings.HasSuffix(name, ".sh") || strings.HasSuffix(name, ".bash") {
 		return trainingScript(argv[0], root, allow)
 	}
+	// A program found on PATH named for training: a package's console
+	// script (train, ppo-train), also as a task of poetry, pixi or hatch run.
+	if !strings.Contains(argv[0], "/") && filepath.Ext(name) == "" && trainerName([]string{name}) && !allowed(name, allow) {
+		return "a training program (" + name + ")"
+	}
 	return ""
 }
 
@@ -384,6 +389,16 @@ func trainingScript(path, root string, allow []string) string {
 	parts := strings.Split(filepath.ToSlash(strings.TrimSuffix(rel, ext)), "/")
 	if trainerName(parts) {
 		return "a training script (" + shown + ")"
+	}
+	// A link under another name runs the script it points to.
+	if filepath.IsAbs(path) {
+		if real, err := filepath.EvalSymlinks(path); err == nil && real != path {
+			if real, err := filepath.Abs(real); err == nil && real != path {
+				if what := trainingScript(real, root, allow); what != "" {
+					return what + " through the link " + shown
+				}
+			}
+		}
 	}
 	return ""
 }
