@@ -254,14 +254,67 @@ func gitState(ctx context.Context, root string) (string, []change, error) {
 	}
 	pre := strings.TrimSpace(string(prefix))
 	var changed []change
+	seen := map[string]bool{}
 	for _, rec := range strings.Split(string(out), "\x00") {
 		if len(rec) < 4 {
 			continue
 		}
 		changed = append(changed, change{path: strings.TrimPrefix(rec[3:], pre), untracked: rec[:2] == "??"})
+		seen[changed[len(changed)-1].path] = true
+	}
+	hidden, err := hiddenFromStatus(ctx, root)
+	if err != nil {
+		return "", nil, err
+	}
+	for _, p := range hidden {
+		if !seen[p] {
+			changed = append(changed, change{path: p})
+		}
 	}
 	sort.Slice(changed, func(i, j int) bool { return changed[i].path < changed[j].path })
 	return head, changed, nil
+}
+
+// hiddenFromStatus lists the tracked files, relative to root, that git
+// status does not compare with the index because they are marked
+// assume-unchanged or skip-worktree (git update-index) and whose content
+// differs from the index: changes status would not report.
+func hiddenFromStatus(ctx context.Context, root string) ([]string, error) {
+	out, err := git(ctx, root, "ls-files", "-v", "-s", "-z", "--", ".")
+	if err != nil {
+		return nil, err
+	}
+	var paths, blobs []string
+	for _, rec := range strings.Split(string(out), "\x00") {
+		// "<tag> <mode> <object> <stage>\t<path>"
+		meta, path, ok := strings.Cut(rec, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 4 || len(f[0]) != 1 {
+			continue
+		}
+		// A lower-case tag is assume-unchanged, S is skip-worktree.
+		if tag := f[0][0]; (tag < 'a' || tag > 'z') && tag != 'S' {
+			continue
+		}
+		if st, err := os.Lstat(filepath.Join(root, path)); err == nil && st.Mode().IsRegular() {
+			paths, blobs = append(paths, path), append(blobs, f[2])
+		}
+	}
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	out, err = git(ctx, root, append([]string{"hash-object", "--"}, paths...)...)
+	if err != nil {
+		return nil, err
+	}
+	sums := strings.Fields(string(out))
+	var hidden []string
+	for i, p := range paths {
+		if i >= len(sums) || sums[i] != blobs[i] {
+			hidden = append(hidden, p)
+		}
+	}
+	return hidden, nil
 }
 
 // Changes names every difference between the approved material and now:
