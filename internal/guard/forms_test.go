@@ -191,6 +191,8 @@ func TestRefusedForms(t *testing.T) {
 		{"ionice -c 3 python3 train.py", launch},
 		{"taskset -c 0-3 python3 train.py", launch},
 		{"runuser -u dana -- python3 train.py", launch},
+		{"bwrap --ro-bind / / --bind $PWD $PWD --dev /dev --setenv A b python3 train.py", launch},
+		{"bwrap --overlay-src a --overlay /u /wd / --chdir /w -- torchrun train.py", "torchrun"},
 		{"runuser -u dana python3 train.py", launch},
 		{"hatch run python3 train.py", launch},
 		{"rye run python3 train.py", launch},

@@ -203,6 +203,30 @@ func (a *analyzer) git(args []string, exact []bool, text string, sc *scope, dept
 	return step{}, false
 }
 
+// bwrapCommand returns where the command of a bubblewrap invocation
+// starts: after its options, some of which take two or three values.
+func bwrapCommand(args []string) int {
+	i := 1
+	for i < len(args) && strings.HasPrefix(args[i], "--") {
+		switch args[i] {
+		case "--":
+			return i + 1
+		case "--unshare-all", "--share-net", "--unshare-user", "--unshare-user-try", "--unshare-ipc", "--unshare-pid", "--unshare-net",
+			"--unshare-uts", "--unshare-cgroup", "--unshare-cgroup-try", "--clearenv", "--new-session", "--die-with-parent", "--as-pid-1",
+			"--disable-userns", "--assert-userns-disabled", "--level-prefix", "--help", "--version":
+			i++
+		case "--bind", "--ro-bind", "--dev-bind", "--bind-try", "--ro-bind-try", "--dev-bind-try", "--symlink", "--setenv",
+			"--file", "--bind-data", "--ro-bind-data", "--chmod", "--bind-fd", "--ro-bind-fd":
+			i += 3
+		case "--overlay": // RWSRC WORKDIR DEST
+			i += 4
+		default: // every other option takes one value
+			i += 2
+		}
+	}
+	return i
+}
+
 // A step is what unwrapping one wrapper leaves.
 type step struct {
 	args  []string
@@ -246,6 +270,8 @@ func (a *analyzer) unwrap(name string, args []string, exact []bool, text string,
 		return step{done: true}, true
 	case "git":
 		return a.git(args, exact, text, sc, depth)
+	case "bwrap":
+		return at(bwrapCommand(args)), true
 	case "tmux":
 		if src, ok := tmuxCommand(args); ok {
 			a.source(src, depth+1, sc)
