@@ -93,6 +93,17 @@ func TestRefusedForms(t *testing.T) {
 	if err := os.Symlink(filepath.Join(repo, ".rlxp"), filepath.Join(repo, "state")); err != nil {
 		t.Fatal(err)
 	}
+	// A patch that edits the contract.
+	if err := os.MkdirAll(filepath.Join(repo, "patches"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	diff := "diff --git a/.rlxp/contract.yaml b/.rlxp/contract.yaml\n--- a/.rlxp/contract.yaml\n+++ b/.rlxp/contract.yaml\n@@ -1 +1 @@\n-a\n+b\n"
+	if err := os.WriteFile(filepath.Join(repo, "patches", "state.diff"), []byte(diff), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "patches", "code.diff"), []byte(strings.ReplaceAll(diff, ".rlxp/contract.yaml", "train.py")), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// And one to the trainer under a name that says nothing.
 	if err := os.Symlink("train.py", filepath.Join(repo, "x.py")); err != nil {
 		t.Fatal(err)
@@ -288,6 +299,11 @@ func TestRefusedForms(t *testing.T) {
 		{"ed -s .rlxp/contract.yaml <<< $'1d\\nw'", writes},
 		{"vim -c '%s/a/b/|wq' .rlxp/experiments.yaml", writes},
 		{"find .rlxp/runs -delete", writes},
+		{"git apply patches/state.diff", writes},
+		{"patch -p1 < patches/state.diff", writes},
+		{"patch -p1 -i patches/state.diff", writes},
+		{"cat patches/state.diff | git apply --index", writes},
+		{"git apply <<'EOF'\n--- a/.rlxp/contract.yaml\n+++ b/.rlxp/contract.yaml\n@@ -1 +1 @@\n-a\n+b\nEOF", writes},
 		{"echo '{}' >> state/approvals.jsonl", writes},
 		{"sed -i 's/a/b/' state/adapter.yaml", writes},
 		{"tar xf /tmp/state.tar -C .rlxp", writes},
@@ -356,6 +372,7 @@ func TestAllowedForms(t *testing.T) {
 		{"env | grep CUDA", "allow"},
 		{"ssh gpu01 nvidia-smi", "allow"},
 		{"alias ll='ls -la'; alias gs='git status'", "allow"},
+		{"git apply patches/code.diff && patch -p1 < patches/code.diff && git apply --stat patches/state.diff", "allow"},
 		{"train --help && sacct -u $USER && tensorboard --logdir runs && poetry run pytest", "allow"},
 		{"git -c alias.st=status st && git -c color.ui=never log -1 && git bisect run pytest -x tests", "allow"},
 		{"ros2 launch pkg demo.launch.py && ./tool experiment list && ./tool contract status", "allow"},

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -83,6 +84,11 @@ func (g *Guard) shellWrites(c call) Decision {
 			if writesRecord(t, d) {
 				return denyf("%s writes %s: %s", quote(c.text), t, protectedAdvice)
 			}
+		}
+	}
+	for _, t := range patchedFiles(name, c) {
+		if protectedShellWrite(t) {
+			return denyf("%s writes %s with a patch: %s", quote(c.text), t, protectedAdvice)
 		}
 	}
 	if code := inlineCode(name, c); code != "" && (writesState(code) || inState(c.dirs) && writeSign(code)) {
@@ -217,6 +223,65 @@ func writeTargets(name string, argv []string) []string {
 		}
 	}
 	return nil
+}
+
+// patchedFiles lists the files a patch applied by patch or git apply
+// names in its headers, when the guard can read it: a file among the
+// arguments or standard input, or a here-document. git apply --stat and
+// --check only read it.
+func patchedFiles(name string, c call) []string {
+	var sources []string
+	switch {
+	case name == "patch":
+		sources = optionValues(c.argv, "-i", "--input")
+	case name == "git" && len(c.argv) > 1 && c.argv[1] == "apply":
+		for _, a := range c.argv[2:] {
+			switch a {
+			case "--stat", "--numstat", "--summary", "--check":
+				return nil
+			}
+		}
+		for i, a := range c.argv[2:] {
+			if c.exact[i+2] && !strings.HasPrefix(a, "-") {
+				sources = append(sources, a)
+			}
+		}
+	default:
+		return nil
+	}
+	var texts []string
+	for _, src := range sources {
+		for _, d := range c.dirs {
+			if b, err := os.ReadFile(resolve(src, d)); err == nil {
+				texts = append(texts, string(b))
+			}
+		}
+	}
+	switch c.stdin.kind {
+	case inText:
+		texts = append(texts, c.stdin.text)
+	case inFile:
+		for _, d := range c.dirs {
+			if b, err := os.ReadFile(resolve(c.stdin.path, d)); err == nil {
+				texts = append(texts, string(b))
+			}
+		}
+	}
+	var files []string
+	for _, text := range texts {
+		for _, line := range strings.Split(text, "\n") {
+			for _, h := range []string{"--- ", "+++ ", "rename to ", "copy to ", "rename from "} {
+				if p, ok := strings.CutPrefix(line, h); ok {
+					p, _, _ = strings.Cut(strings.TrimRight(p, "\r"), "\t")
+					files = append(files, strings.Trim(p, `"`))
+				}
+			}
+			if rest, ok := strings.CutPrefix(line, "diff --git "); ok {
+				files = append(files, strings.Fields(rest)...)
+			}
+		}
+	}
+	return files
 }
 
 // optionValues lists the values of the named options (-o FILE, --output=FILE).
