@@ -298,55 +298,14 @@ func scanJSONNumber(b []byte, i int, value bool) (int, float64) {
 	return i, v
 }
 
-// skipJSONNumber is scanJSONNumber for a value nobody wants: it checks
-// the spelling and finds the end without computing anything.
+// skipJSONNumber is scanJSONNumber for a value nobody wants: the quick
+// spelling check settles plain finite numbers, the exact scan the rest.
 func skipJSONNumber(b []byte, i int) int {
-	n, start := len(b), i
-	if i < n && b[i] == '-' {
-		i++
-	}
-	if i >= n {
-		return -1
-	}
-	switch c := b[i]; {
-	case c == '0':
-		i++
-	case c-'1' < 9:
-		i++
-		for i < n && b[i]-'0' < 10 {
-			i++
-		}
-	default: // NaN, Infinity, or no number at all
-		e, _ := scanJSONNumber(b, start, false)
+	if e := scanFiniteNumber(b, i); e >= 0 {
 		return e
 	}
-	if i < n && b[i] == '.' {
-		i++
-		s := i
-		for i < n && b[i]-'0' < 10 {
-			i++
-		}
-		if i == s {
-			return -1
-		}
-	}
-	if i < n && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < n && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		s := i
-		for i < n && b[i]-'0' < 10 {
-			i++
-		}
-		if i == s {
-			return -1
-		}
-	}
-	if i < n && isRunByte(b[i]) {
-		return -1
-	}
-	return i
+	e, _ := scanJSONNumber(b, i, false)
+	return e
 }
 
 // scanFiniteNumber returns the end of the JSON number at b[i:] when it is
