@@ -1,16 +1,14 @@
 package main
 
 import (
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/rlxp/rlxp/internal/cli"
+	"github.com/rlxp/rlxp/internal/repotest"
 )
 
 // TestMain runs the scripts' "rlxp guard" as rlxp-guard, and every other
@@ -47,29 +45,6 @@ func TestGuardScripts(t *testing.T) {
 			env.Setenv("FIXTURES", filepath.Join(repo, "cmd", "rlxp", "testdata", "fixtures"))
 			return nil
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"code": exitCode},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"code": repotest.ExitCode},
 	})
-}
-
-// exitCode is rlxp's scripts' "code N command [args...]": the command
-// exits with status N.
-func exitCode(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 2 {
-		ts.Fatalf("usage: code N command [args...]")
-	}
-	want, err := strconv.Atoi(args[0])
-	if err != nil {
-		ts.Fatalf("code: %v", err)
-	}
-	got := 0
-	if err := ts.Exec(args[1], args[2:]...); err != nil {
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) {
-			ts.Fatalf("code: %v", err)
-		}
-		got = ee.ExitCode()
-	}
-	if got != want {
-		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
-	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -20,6 +18,7 @@ import (
 
 	"github.com/rlxp/rlxp/internal/approval"
 	"github.com/rlxp/rlxp/internal/cli"
+	"github.com/rlxp/rlxp/internal/repotest"
 )
 
 var update = flag.Bool("update", false, "rewrite the scripts' expected output")
@@ -113,7 +112,7 @@ func TestScript(t *testing.T) {
 		Condition: condition,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"readonly": readonly,
-			"code":     exitCode,
+			"code":     repotest.ExitCode,
 			"holdlock": holdlock,
 			"waitruns": waitRuns,
 			"setenv":   setFromStdout,
@@ -158,30 +157,6 @@ func holdlock(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB))
 	fmt.Fprintf(f, "pid %d: holdlock\n", os.Getpid())
 	ts.Defer(func() { f.Close() })
-}
-
-// exitCode runs a command and checks its exit status, since the status
-// codes are part of the interface: code 3 rlxp gate exp. Its output is kept
-// for the stdout and stderr commands that follow.
-func exitCode(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 2 {
-		ts.Fatalf("usage: code N command [args...]")
-	}
-	want, err := strconv.Atoi(args[0])
-	if err != nil {
-		ts.Fatalf("code: %v", err)
-	}
-	got := 0
-	if err := ts.Exec(args[1], args[2:]...); err != nil {
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) {
-			ts.Fatalf("code: %v", err)
-		}
-		got = ee.ExitCode()
-	}
-	if got != want {
-		ts.Fatalf("%s exited %d, want %d", strings.Join(args[1:], " "), got, want)
-	}
 }
 
 // waitRuns waits until every run record under .rlxp/runs has an end time,
