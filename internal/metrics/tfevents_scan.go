@@ -391,29 +391,7 @@ func tfScanEventHead(b []byte, complete bool) (tfEventHead, error) {
 // tfSessionLogIsStart reports whether a SessionLog's status is START. A
 // malformed session log is not a restart.
 func tfSessionLogIsStart(b []byte) bool {
-	start := false
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return start
-		}
-		b = b[n:]
-		if num == 1 && typ == protowire.VarintType {
-			v, m := protowire.ConsumeVarint(b)
-			if m < 0 {
-				return start
-			}
-			start = v == tfSessionStart
-			b = b[m:]
-			continue
-		}
-		m := protowire.ConsumeFieldValue(num, typ, b)
-		if m < 0 {
-			return start
-		}
-		b = b[m:]
-	}
-	return start
+	return lastVarint(b, 1) == tfSessionStart
 }
 
 // tfChunk is a run of whole records that the decode pass handles as one.

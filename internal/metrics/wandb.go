@@ -409,27 +409,32 @@ func (d *wandbDecoder) history(b []byte) error {
 
 // wandbStepNum reads HistoryStep.num; absent means 0.
 func wandbStepNum(b []byte) int64 {
-	var v int64
+	return int64(lastVarint(b, 1))
+}
+
+// lastVarint reads varint field num of message b as protobuf reads a
+// singular field: its last value, 0 when absent. A malformed message
+// yields what was read before the fault.
+func lastVarint(b []byte, num protowire.Number) uint64 {
+	var v uint64
 	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
+		n, typ, k := protowire.ConsumeTag(b)
+		if k < 0 {
 			return v
 		}
-		b = b[n:]
-		if num == 1 && typ == protowire.VarintType {
-			x, m := protowire.ConsumeVarint(b)
-			if m < 0 {
+		b = b[k:]
+		if n != num || typ != protowire.VarintType {
+			if k = protowire.ConsumeFieldValue(n, typ, b); k < 0 {
 				return v
 			}
-			v = int64(x)
-			b = b[m:]
+			b = b[k:]
 			continue
 		}
-		m := protowire.ConsumeFieldValue(num, typ, b)
+		x, m := protowire.ConsumeVarint(b)
 		if m < 0 {
 			return v
 		}
-		b = b[m:]
+		v, b = x, b[m:]
 	}
 	return v
 }
