@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/rlxp/rlxp/internal/metrics"
+	"github.com/rlxp/rlxp/internal/suggest"
 )
 
 // Aggregates a metric may use, as the contract names them.
@@ -150,7 +151,7 @@ func (c *Collector) Closest(tag string) []string {
 	}
 	var cs []cand
 	for t := range c.seen {
-		cs = append(cs, cand{t, editDistance(tag, t)})
+		cs = append(cs, cand{t, suggest.Distance(tag, t)})
 	}
 	sort.Slice(cs, func(i, j int) bool {
 		if cs[i].dist != cs[j].dist {
@@ -163,25 +164,4 @@ func (c *Collector) Closest(tag string) []string {
 		out = append(out, cs[i].tag)
 	}
 	return out
-}
-
-// editDistance is the Levenshtein distance, for "did you mean" hints.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

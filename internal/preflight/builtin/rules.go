@@ -15,6 +15,7 @@ import (
 
 	"github.com/rlxp/rlxp/internal/preflight"
 	"github.com/rlxp/rlxp/internal/probe"
+	"github.com/rlxp/rlxp/internal/suggest"
 )
 
 // minDisk is the free space below which the run directory's disk warns.
@@ -587,32 +588,11 @@ func envRule(t *Target) []Finding {
 func closest(name string, accepted []string) string {
 	best, bestD := "none", -1
 	for _, a := range accepted {
-		if d := distance(name, a); bestD < 0 || d < bestD {
+		if d := suggest.Distance(name, a); bestD < 0 || d < bestD {
 			best, bestD = a, d
 		}
 	}
 	return best
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 func plural(n int) string {
