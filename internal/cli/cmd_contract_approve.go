@@ -59,11 +59,7 @@ func runContractApprove(ctx context.Context, env *Env, o *approveOptions, args [
 	if err != nil {
 		return err
 	}
-	r, err := openRepo(env, o.root)
-	if err != nil {
-		return err
-	}
-	lock, err := lockRepo(env, r)
+	r, lock, err := openLocked(env, o.root)
 	if err != nil {
 		return err
 	}

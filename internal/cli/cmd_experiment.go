@@ -79,11 +79,7 @@ func runExperimentAdd(ctx context.Context, env *Env, o *experimentAddOptions, ar
 			return usagef("invalid --wall-clock %q: use a duration such as 20m or 1h30m", o.wallClock)
 		}
 	}
-	r, err := openRepo(env, o.root)
-	if err != nil {
-		return err
-	}
-	lock, err := lockRepo(env, r)
+	r, lock, err := openLocked(env, o.root)
 	if err != nil {
 		return err
 	}

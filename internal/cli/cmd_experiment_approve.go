@@ -50,11 +50,7 @@ func runExperimentApprove(ctx context.Context, env *Env, o *experimentApproveOpt
 	if _, err := argID(args[0]); err != nil {
 		return err
 	}
-	r, err := openRepo(env, o.root)
-	if err != nil {
-		return err
-	}
-	lock, err := lockRepo(env, r)
+	r, lock, err := openLocked(env, o.root)
 	if err != nil {
 		return err
 	}
@@ -99,11 +95,7 @@ func newExperimentRejectCmd() *Command {
 			if _, err := argID(args[0]); err != nil {
 				return err
 			}
-			r, err := openRepo(env, o.root)
-			if err != nil {
-				return err
-			}
-			lock, err := lockRepo(env, r)
+			r, lock, err := openLocked(env, o.root)
 			if err != nil {
 				return err
 			}

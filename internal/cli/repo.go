@@ -28,6 +28,20 @@ func lockRepo(env *Env, r *state.Repo) (*state.Lock, error) {
 	return r.Lock(wait)
 }
 
+// openLocked opens the repository at root and takes its lock, for commands
+// that change its state.
+func openLocked(env *Env, root string) (*state.Repo, *state.Lock, error) {
+	r, err := openRepo(env, root)
+	if err != nil {
+		return nil, nil, err
+	}
+	lock, err := lockRepo(env, r)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, lock, nil
+}
+
 // Shared flags, added the way cmd/go adds its build flags.
 func addRootFlag(fs *pflag.FlagSet, root *string) {
 	fs.StringVar(root, "root", ".", "target repository `DIR` (holds .rlxp/)")
