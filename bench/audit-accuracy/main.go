@@ -32,10 +32,13 @@ type fact struct {
 }
 
 type trainFact struct {
-	Cmd     string   `yaml:"cmd"`
-	Program string   `yaml:"program"`
-	Args    []string `yaml:"args"`
-	At      string   `yaml:"at"`
+	Cmd     string `yaml:"cmd"`
+	Program string `yaml:"program"`
+	// Or lists other programs the humans document as the way to train
+	// (a wrapper script and the script it runs).
+	Or   []string `yaml:"or"`
+	Args []string `yaml:"args"`
+	At   string   `yaml:"at"`
 }
 
 type repo struct {
@@ -207,11 +210,17 @@ func trainMatches(want trainFact, drafted string) bool {
 		return false
 	}
 	got := program(shellFields(drafted))
-	w := program(shellFields("python " + want.Program))
-	if strings.HasPrefix(want.Program, "-m ") {
-		w = want.Program
+	same := false
+	for _, p := range append([]string{want.Program}, want.Or...) {
+		w := program(shellFields("python " + p))
+		if strings.HasPrefix(p, "-m ") {
+			w = p
+		}
+		if got == w || strings.HasSuffix(got, "/"+w) {
+			same = true
+		}
 	}
-	if got != w && !strings.HasSuffix(got, "/"+w) {
+	if !same {
 		return false
 	}
 	for _, a := range want.Args {
