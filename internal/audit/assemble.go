@@ -396,7 +396,11 @@ func (a *assembler) frameworkTags(idx map[string]int) {
 			if strings.Contains(tag, "*") {
 				return
 			}
-			if _, ok := idx[tag]; ok {
+			if j, ok := idx[tag]; ok {
+				// The code shows the tag; the profile knows what it is.
+				if a.rep.Tags[j].Role == roleOther {
+					a.rep.Tags[j].Role = role
+				}
 				return
 			}
 			t := Tag{Tag: tag, Backend: backend, Role: role, WrittenBy: p.ID, Guessed: true, Confidence: Low,

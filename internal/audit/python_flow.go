@@ -56,6 +56,8 @@ type flow struct {
 	sinks map[string][]sink // by function name; "__call__" by class
 	texts map[*facts]*text
 	files []*facts // the Python files
+	// adders caches adderKeys by dict attribute.
+	adders map[string][]dictKey
 }
 
 // sinksOf are the sinks a call may reach.
@@ -82,10 +84,8 @@ func (fl *flow) sinksOf(c pyCall) []sink {
 // too.
 func bindCall(s sink, c pyCall) (tmpl, string, bool) {
 	if s.def == nil {
-		if len(c.args) == 0 {
-			return nil, "", false
-		}
-		return s.t, c.args[0], true
+		a, ok := tagArg(c.args)
+		return s.t, a, ok
 	}
 	arg, ok := argFor(c, s.def, s.arg)
 	if !ok {
@@ -220,6 +220,27 @@ func (fl *flow) wrap(d *pyDef, sk sink, t tmpl, arg string, off int) (sink, bool
 		}
 		return sink{def: d, dict: true, arg: arg, t: t, backend: sk.backend}, true
 	}
+	if strings.HasPrefix(arg, "{") {
+		// for k, v in P.items(): wandb.log({f"train/{k}": v})
+		inside, ok := balanced(arg, 0, len(arg))
+		items := splitTop(strings.TrimSpace(inside[1:max(1, len(inside)-1)]), ',')
+		if !ok || len(items) != 1 {
+			return sink{}, false
+		}
+		k, _, ok := cutTop(items[0], ':')
+		kt, tok := templateOf(strings.TrimSpace(k))
+		if !ok || !tok {
+			return sink{}, false
+		}
+		for _, p := range kt {
+			if dict, ok := loop(p.hole); p.hole != "" && ok && isParam(dict) {
+				if nt := compose(t, kt, p.hole); valid(nt) {
+					return sink{def: d, dict: true, arg: dict, t: nt, backend: sk.backend}, true
+				}
+			}
+		}
+		return sink{}, false
+	}
 	if !isName(arg) {
 		return sink{}, false
 	}
@@ -338,7 +359,7 @@ func evalFunc(name string) bool {
 
 // newFlow reads the functions of the repository's Python files.
 func newFlow(sc *scanner, files []*facts) *flow {
-	fl := &flow{sc: sc, defs: map[string][]*pyDef{}, sinks: map[string][]sink{}, texts: map[*facts]*text{}}
+	fl := &flow{sc: sc, defs: map[string][]*pyDef{}, sinks: map[string][]sink{}, texts: map[*facts]*text{}, adders: map[string][]dictKey{}}
 	for _, f := range files {
 		if f.src == "" {
 			continue
@@ -373,9 +394,38 @@ func (fl *flow) defAt(f *facts, off int) *pyDef {
 	return in
 }
 
-// tagKey is a key a logging call is given: short, one word.
+// tagKey is a key a logging call is given: short, one word, or a
+// spaced section tag ("Loss / Policy loss").
 func tagKey(s string) bool {
-	return s != "" && len(s) <= 100 && !strings.ContainsAny(s, " \t\n{}()%,;") && literalEnough(s)
+	return s != "" && len(s) <= 100 && (!strings.ContainsAny(s, " \t\n{}()%,;") || spacedTag(s)) && literalEnough(s)
+}
+
+// spacedTag reports a TensorBoard tag written as spaced words under a
+// section: "Loss / Policy loss", "Reward / Total reward (mean)".
+func spacedTag(s string) bool {
+	if len(s) > 100 || !strings.Contains(s, " / ") || strings.Contains(s, "  ") || strings.TrimSpace(s) != s {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !isIdent(c) && !strings.ContainsRune(" /()-.", rune(c)) {
+			return false
+		}
+	}
+	return true
+}
+
+// tagArg is the tag a logger's call is given: its tag= (key=, name=)
+// keyword, else its first positional argument.
+func tagArg(args []string) (string, bool) {
+	for _, k := range []string{"tag", "key", "name", "main_tag"} {
+		if v, ok := kwarg(args, k); ok {
+			return v, true
+		}
+	}
+	if len(args) == 0 || isKwarg(args[0]) {
+		return "", false
+	}
+	return args[0], true
 }
 
 // calls records the tags each call of a wrapper logs.
@@ -617,6 +667,9 @@ func (fl *flow) dictKeys(f *facts, expr string, off, depth int) []dictKey {
 		return nil
 	}
 	out := p.keysOf(name)
+	if strings.HasPrefix(expr, "self.") {
+		out = append(out, fl.adderKeys(name)...)
+	}
 	// name = f(...), name.update(f(...)), name.update(other)
 	for _, lit := range []string{name + " = ", name + ".update("} {
 		p.t.eachWord(lit, func(at int) bool {
@@ -638,6 +691,50 @@ func (fl *flow) dictKeys(f *facts, expr string, off, depth int) []dictKey {
 			return true
 		})
 	}
+	return out
+}
+
+// adderKeys are the literal keys the repository's calls give a dict
+// attribute through a method that files its argument under it, in any
+// subclass or module:
+//
+//	def track_data(self, tag, value): self.tracking_data[tag].append(value)
+//	self.track_data("Loss / Policy loss", loss)
+func (fl *flow) adderKeys(name string) []dictKey {
+	if ks, ok := fl.adders[name]; ok {
+		return ks
+	}
+	var out []dictKey
+	seen := map[string]bool{}
+	for _, dn := range sortedKeys(fl.defs) {
+		for _, d := range fl.defs[dn] {
+			if d.class == "" {
+				continue
+			}
+			body := d.f.src[d.body:d.end]
+			for _, p := range d.params {
+				if !strings.Contains(body, "self."+name+"["+p+"]") {
+					continue
+				}
+				for _, f := range fl.files {
+					if !strings.Contains(f.src, "."+d.name+"(") {
+						continue
+					}
+					for _, c := range callsIn(f.src, 0, len(f.src), func(n string) bool { return n == d.name }) {
+						v, ok := argFor(c, d, p)
+						if !ok || !strings.Contains(c.callee, ".") {
+							continue
+						}
+						if k, ok := stringValue(v); ok && tagKey(k) && !seen[k] {
+							seen[k] = true
+							out = append(out, dictKey{k, c.off})
+						}
+					}
+				}
+			}
+		}
+	}
+	fl.adders[name] = out
 	return out
 }
 
@@ -705,10 +802,14 @@ func (fl *flow) loops(f *facts) {
 	tx := fl.text(f)
 	for _, c := range callsIn(s, 0, len(s), base) {
 		sk, ok := baseSink(c.callee)
-		if !ok || sk.dict || len(c.args) == 0 {
+		if !ok || sk.dict {
 			continue
 		}
-		at, ok := templateOf(c.args[0])
+		a, ok := tagArg(c.args)
+		if !ok {
+			continue
+		}
+		at, ok := templateOf(a)
 		if !ok {
 			continue
 		}

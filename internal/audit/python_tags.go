@@ -75,11 +75,15 @@ func (p *pyScan) tags() {
 			if !ok || len(args) == 0 {
 				return true
 			}
-			tag, ok := literalExpr(args[0])
+			arg, ok := tagArg(args)
+			if !ok {
+				return true
+			}
+			tag, ok := literalExpr(arg)
 			if (!ok || strings.Contains(tag, "*")) && c.lit != "self.log(" {
 				// A key of a dict logged in a loop:
 				// for k, v in stats.items(): writer.add_scalar(f"train/{k}", v, step)
-				if p.loopKeys(args[0], c.backend, off) || !ok {
+				if p.loopKeys(arg, c.backend, off) || !ok {
 					return true
 				}
 			}
@@ -296,7 +300,7 @@ func (p *pyScan) keysOf(name string) []dictKey {
 	var out []dictKey
 	seen := map[string]bool{}
 	add := func(k string, off int) {
-		if !seen[k] && p.sc.isTag(k) || !seen[k] && isName(k) {
+		if !seen[k] && (p.sc.isTag(k) || isName(k) || spacedTag(k)) {
 			seen[k] = true
 			out = append(out, dictKey{k, off})
 		}
@@ -311,7 +315,8 @@ func (p *pyScan) keysOf(name string) []dictKey {
 			return true
 		}
 		after := strings.TrimLeft(rest[len(inside):], " ")
-		if !strings.HasPrefix(after, "=") || strings.HasPrefix(after, "==") {
+		// name["k"] = v, or a dict of lists: name["k"].append(v)
+		if (!strings.HasPrefix(after, "=") || strings.HasPrefix(after, "==")) && !strings.HasPrefix(after, ".append(") {
 			return true
 		}
 		if k, ok := stringValue(inside[1 : len(inside)-1]); ok {
