@@ -62,6 +62,12 @@ type summarySink struct {
 
 func (s *summarySink) Want(string) bool { return true }
 
+// rewind forgets every point, for a reader that starts over.
+func (s *summarySink) rewind() {
+	s.tags, s.next = s.tags[:0], 0
+	clear(s.index)
+}
+
 func (s *summarySink) BytesRead(n int64) {
 	if s.counter != nil {
 		s.counter.BytesRead(n)

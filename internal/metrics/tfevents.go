@@ -13,7 +13,10 @@ import (
 //
 //	u64 length (LE) | u32 masked CRC-32C of the length | length bytes | u32 masked CRC-32C of the bytes
 //
-// readTFEvents reads one such file in two passes:
+// A sink that can be rewound (inspect's) gets the file read in one pass
+// (see onePass in tfevents_pass.go) whenever that gives what the two
+// passes below give; other sinks, and files where one pass is not enough,
+// are read in two passes:
 //
 //  1. Scan pass: frames every record and looks only at the top level of
 //     each Event (its step, whether it holds a summary, whether it is a
@@ -116,17 +119,38 @@ func readTFEvents(path string, sink Sink) (Info, error) {
 	return readTFEventsFrom(path, f.r, size, sink)
 }
 
-// readTFEventsFrom reads an event file of size bytes from r.
+// readTFEventsFrom reads an event file of size bytes from r: in one pass
+// when the sink can be rewound, else (and when one pass is not enough) in
+// two.
 func readTFEventsFrom(path string, r io.ReaderAt, size int64, sink Sink) (Info, error) {
 	info := Info{Format: TFEvents}
-	st := &tfReadState{path: path, r: r, size: size, win: tfWindowSize(size),
+	st := &tfReadState{path: path, r: r, size: size, win: tfWindowSize(size), chunk: tfChunkSize,
 		crc8: newTFCRC8(), tab: crc32.MakeTable(crc32.Castagnoli)}
+	return st.read(sink, info)
+}
+
+func (st *tfReadState) read(sink Sink, info Info) (Info, error) {
+	reg := &tfRegistry{tags: make(map[string]*tfTag)}
+	if rw, ok := sink.(rewinder); ok && st.size > 0 {
+		dv := newTFDelivery(sink, st.path)
+		end, trunc, fallBack, err := st.onePass(reg, dv)
+		if !fallBack {
+			return tfInfo(info, dv, end, trunc, err)
+		}
+		rw.rewind()
+		reg.forgetPlugins()
+	}
 	scan, err := st.scanPass()
 	if err != nil {
 		return info, err
 	}
-	dv := &tfDelivery{sink: sink, path: path, skipped: make(map[string]int64)}
-	err = st.decodePass(scan, dv)
+	dv := newTFDelivery(sink, st.path)
+	err = st.decodePass(scan, reg, dv)
+	return tfInfo(info, dv, scan.end, scan.trunc, err)
+}
+
+// tfInfo completes info with what a read delivered, and where it ended.
+func tfInfo(info Info, dv *tfDelivery, end int64, trunc bool, err error) (Info, error) {
 	info.Points = dv.points
 	if err != nil {
 		return info, err
@@ -137,9 +161,9 @@ func readTFEventsFrom(path string, r io.ReaderAt, size int64, sink Sink) (Info, 
 	if dv.dropped > 0 {
 		info.Notes = append(info.Notes, fmt.Sprintf("dropped %d points written before a restart (SessionLog START) with a step at or after the restart's step, as TensorBoard does", dv.dropped))
 	}
-	if scan.trunc {
-		info.Notes = append(info.Notes, fmt.Sprintf("stopped at a truncated record at byte %d (the writer was still running or crashed)", scan.end))
-		info.TruncatedAt = scan.end
+	if trunc {
+		info.Notes = append(info.Notes, fmt.Sprintf("stopped at a truncated record at byte %d (the writer was still running or crashed)", end))
+		info.TruncatedAt = end
 	}
 	return info, nil
 }

@@ -55,6 +55,14 @@ func (r *tfRegistry) get(name []byte) *tfTag {
 	return t
 }
 
+// forgetPlugins forgets what was delivered of the tags' plugins, for a
+// read that starts over.
+func (r *tfRegistry) forgetPlugins() {
+	for _, t := range r.tags {
+		t.plugin = ""
+	}
+}
+
 // A tfEntry is one decoded value, or a change to a tag's plugin.
 type tfEntry struct {
 	t     *tfTag
@@ -91,6 +99,17 @@ type tfBatch struct {
 	// delivery costs per tag, not per point.
 	summarized bool
 	sums       []tfSum
+
+	// Non-scalar values the worker skipped, by kind; most chunks have none.
+	skips map[string]int64
+
+	// The one-pass read (see onePass) also notes where the chunk's
+	// records lie and what the restart rule needs of them.
+	start, end int64       // the first record decoded (-1: none), and the record boundary after the last
+	trunc      bool        // end is a truncated record
+	starts     []tfRestart // every SessionLog START, with the summaries before it in the chunk
+	seen       bool        // whether the chunk holds a summary
+	maxStep    int64       // the largest step of its summaries
 }
 
 // A tfSum is what one chunk holds of one tag's simple values.
@@ -104,6 +123,15 @@ type tfSum struct {
 func (b *tfBatch) reset() {
 	b.entries, b.flags, b.extras, b.err = b.entries[:0], b.flags[:0], b.extras[:0], nil
 	b.summarized, b.sums = false, b.sums[:0]
+	clear(b.skips)
+	b.start, b.end, b.trunc, b.starts, b.seen, b.maxStep = -1, -1, false, b.starts[:0], false, 0
+}
+
+func (b *tfBatch) skip(kind string) {
+	if b.skips == nil {
+		b.skips = make(map[string]int64)
+	}
+	b.skips[kind]++
 }
 
 // summarize fills b.sums when the chunk holds only simple values.
@@ -152,6 +180,18 @@ type tfDelivery struct {
 	points  int64
 	dropped int64
 	skipped map[string]int64
+	decoded map[string]int64 // skipped by the workers, merged into skipped at the end
+}
+
+func newTFDelivery(sink Sink, path string) *tfDelivery {
+	return &tfDelivery{sink: sink, path: path, skipped: make(map[string]int64), decoded: make(map[string]int64)}
+}
+
+// done merges the workers' skip counts, once every batch is delivered.
+func (dv *tfDelivery) done() {
+	for k, n := range dv.decoded {
+		tfCount(dv.skipped, k, n)
+	}
 }
 
 func (dv *tfDelivery) skip(kind string) {
@@ -183,6 +223,9 @@ func (dv *tfDelivery) want(t *tfTag) bool {
 
 // deliver hands a batch's points to the sink.
 func (dv *tfDelivery) deliver(b *tfBatch) error {
+	for k, n := range b.skips {
+		dv.decoded[k] += n
+	}
 	if sm, ok := dv.sink.(summarizer); ok && b.summarized {
 		for _, s := range b.sums {
 			if !dv.want(s.t) {
@@ -242,8 +285,7 @@ func (dv *tfDelivery) deliver(b *tfBatch) error {
 }
 
 // decodePass decodes the chunks on workers and delivers their points in order.
-func (st *tfReadState) decodePass(scan tfScan, dv *tfDelivery) error {
-	reg := &tfRegistry{tags: make(map[string]*tfTag)}
+func (st *tfReadState) decodePass(scan tfScan, reg *tfRegistry, dv *tfDelivery) error {
 	workers := max(1, min(runtime.GOMAXPROCS(0), tfMaxWorkers, len(scan.chunks)))
 	ahead := 2 * workers // chunks handed out before their turn
 	jobs := make(chan *tfJob, ahead)
@@ -256,12 +298,10 @@ func (st *tfReadState) decodePass(scan tfScan, dv *tfDelivery) error {
 	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	var pool []*tfWorker
 	_, summarize := dv.sink.(summarizer)
 	for range workers {
 		wk := st.newWorker(reg, scan.restarts)
 		wk.summarize = summarize
-		pool = append(pool, wk)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -292,7 +332,7 @@ func (st *tfReadState) decodePass(scan tfScan, dv *tfDelivery) error {
 		j := queue[0]
 		queue = queue[1:]
 		if j.chunk.large {
-			b := inline.large(j.chunk)
+			b, _ := inline.large(j.chunk)
 			err := dv.deliver(b)
 			b.reset()
 			if err != nil {
@@ -311,11 +351,7 @@ func (st *tfReadState) decodePass(scan tfScan, dv *tfDelivery) error {
 	close(jobs)
 	stopped = true
 	wg.Wait()
-	for _, wk := range append(pool, inline) {
-		for k, n := range wk.skipped {
-			tfCount(dv.skipped, k, n)
-		}
-	}
+	dv.done()
 	return nil
 }
 
@@ -325,7 +361,6 @@ type tfWorker struct {
 	reg      *tfRegistry
 	local    map[string]*tfLocalTag
 	last     *tfLocalTag // the tag of the previous value
-	skipped  map[string]int64
 	restarts []tfRestart
 	batch    *tfBatch // of the chunk being decoded
 	buf      []byte
@@ -351,8 +386,7 @@ type tfLocalTag struct {
 }
 
 func (st *tfReadState) newWorker(reg *tfRegistry, restarts []tfRestart) *tfWorker {
-	wk := &tfWorker{st: st, reg: reg, local: make(map[string]*tfLocalTag), skipped: make(map[string]int64),
-		restarts: restarts}
+	wk := &tfWorker{st: st, reg: reg, local: make(map[string]*tfLocalTag), restarts: restarts}
 	if wk.purge = len(restarts) > 0; wk.purge {
 		wk.threshold = restarts[0].step
 	}
@@ -367,7 +401,7 @@ func (wk *tfWorker) malformed(what string, n int) *Error {
 	return wk.errorf("malformed %s (%v)", what, protowire.ParseError(n))
 }
 
-func (wk *tfWorker) skip(kind string) { tfCount(wk.skipped, kind, 1) }
+func (wk *tfWorker) skip(kind string) { wk.batch.skip(kind) }
 
 // seek points the restart state at the first restart after off.
 func (wk *tfWorker) seek(off int64) {
@@ -462,7 +496,7 @@ func (wk *tfWorker) chunk(j *tfJob) {
 		}
 		wk.off = off
 		wk.seek(off)
-		if err := wk.event(rec[tfHeaderLen : tfHeaderLen+n]); err != nil {
+		if _, err := wk.event(rec[tfHeaderLen : tfHeaderLen+n]); err != nil {
 			fail(err)
 			return
 		}
@@ -470,25 +504,26 @@ func (wk *tfWorker) chunk(j *tfJob) {
 	}
 }
 
-// large decodes a chunk of one record larger than a window, on the
-// delivering goroutine; the batch it returns is its own to reuse.
-func (wk *tfWorker) large(c tfChunk) *tfBatch {
+// large decodes a chunk of one record larger than a window into wk.batch,
+// and returns the top level of its event as read from its first window.
+func (wk *tfWorker) large(c tfChunk) (*tfBatch, tfEventHead) {
 	st := wk.st
 	b := wk.batch
 	wk.gen++
 	wk.off = c.off
 	total := c.end - c.off
 	n := total - tfHeaderLen - tfFooterLen
+	var head tfEventHead
 	prefix := make([]byte, min(total, int64(st.win)))
 	if m, _ := st.r.ReadAt(prefix, c.off); m < len(prefix) {
 		b.err = st.errorf(c.off, "the file changed while being read")
-		return b
+		return b, head
 	}
 	if tfMask(st.crc8.sum8(prefix)) != binary.LittleEndian.Uint32(prefix[8:]) || int64(binary.LittleEndian.Uint64(prefix)) != n {
 		b.err = st.errorf(c.off, "%s", tfLengthCRCMsg)
-		return b
+		return b, head
 	}
-	head, _ := tfScanEventHead(prefix[tfHeaderLen:], false)
+	head, _ = tfScanEventHead(prefix[tfHeaderLen:], false)
 	if !head.summary || n > tfMaxRecord {
 		// Stream it through the checksum; it is not decoded.
 		var crc uint32
@@ -496,7 +531,7 @@ func (wk *tfWorker) large(c tfChunk) *tfBatch {
 			k := min(int64(len(prefix)), c.off+tfHeaderLen+n-at)
 			if m, _ := st.r.ReadAt(prefix[:k], at); int64(m) < k {
 				b.err = st.errorf(c.off, "the file changed while being read")
-				return b
+				return b, head
 			}
 			crc = crc32.Update(crc, st.tab, prefix[:k])
 			at += k
@@ -504,7 +539,7 @@ func (wk *tfWorker) large(c tfChunk) *tfBatch {
 		foot := prefix[:tfFooterLen]
 		if m, _ := st.r.ReadAt(foot, c.end-tfFooterLen); m < tfFooterLen {
 			b.err = st.errorf(c.off, "the file changed while being read")
-			return b
+			return b, head
 		}
 		switch {
 		case tfMask(crc) != binary.LittleEndian.Uint32(foot):
@@ -512,22 +547,22 @@ func (wk *tfWorker) large(c tfChunk) *tfBatch {
 		case head.summary:
 			b.err = st.errorf(c.off, "summary record of %d bytes is larger than the %d-byte limit", n, tfMaxRecord)
 		}
-		return b
+		return b, head
 	}
 	rec := make([]byte, total)
 	if m, _ := st.r.ReadAt(rec, c.off); int64(m) < total {
 		b.err = st.errorf(c.off, "the file changed while being read")
-		return b
+		return b, head
 	}
 	if msg := tfRecordCheck(rec, st.crc8, st.tab); msg != "" {
 		b.err = st.errorf(c.off, "%s", msg)
-		return b
+		return b, head
 	}
 	wk.seek(c.off)
-	if err := wk.event(rec[tfHeaderLen : tfHeaderLen+n]); err != nil {
+	if _, err := wk.event(rec[tfHeaderLen : tfHeaderLen+n]); err != nil {
 		b.err = err
 	}
-	return b
+	return b, head
 }
 
 // tfShortBytes reads a length-delimited field whose length fits one byte,
@@ -572,8 +607,9 @@ func tfVarint(b []byte) (v uint64, n int) {
 	return v, n
 }
 
-// event decodes one Event.
-func (wk *tfWorker) event(b []byte) error {
+// event decodes one Event; quick reports that it had the common shape,
+// a summary at step wk.step.
+func (wk *tfWorker) event(b []byte) (quick bool, err error) {
 	// Nearly every record of a scalar log has one shape: wall_time, step,
 	// and a summary holding one simple_value. Take it in one sweep; any
 	// other layout goes the general way.
@@ -593,11 +629,11 @@ func (wk *tfWorker) event(b []byte) error {
 				wk.wall = math.Float64frombits(binary.LittleEndian.Uint64(b[1:]))
 				wk.step = int64(step)
 				wk.simple(v[2:2+v[1]], binary.LittleEndian.Uint32(v[3+v[1]:]))
-				return nil
+				return true, nil
 			}
 		}
 	}
-	return wk.eventSlow(b)
+	return false, wk.eventSlow(b)
 }
 
 // add appends an entry for the current record.

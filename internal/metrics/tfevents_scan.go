@@ -491,12 +491,13 @@ func (scan *tfScan) addChunk(c tfChunk) {
 
 // tfReadState is what both passes of one read share.
 type tfReadState struct {
-	path string
-	r    io.ReaderAt
-	size int64
-	win  int
-	crc8 *tfCRC8
-	tab  *crc32.Table
+	path  string
+	r     io.ReaderAt
+	size  int64
+	win   int
+	chunk int64 // the one-pass read's chunk size
+	crc8  *tfCRC8
+	tab   *crc32.Table
 }
 
 func (st *tfReadState) errorf(off int64, format string, args ...any) *Error {

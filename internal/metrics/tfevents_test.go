@@ -720,7 +720,7 @@ func tfReadWith(t *testing.T, path string, scan func(st *tfReadState) (tfScan, b
 		return nil, false
 	}
 	s := newBinSink()
-	if err := st.decodePass(sc, &tfDelivery{sink: s, path: path, skipped: map[string]int64{}}); err != nil {
+	if err := st.decodePass(sc, &tfRegistry{tags: map[string]*tfTag{}}, newTFDelivery(s, path)); err != nil {
 		t.Fatal(err)
 	}
 	return s, true

@@ -1,0 +1,313 @@
+package metrics
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+	"math"
+	"runtime"
+	"sync"
+)
+
+// The one-pass read of the tfevents reader: workers take the file in
+// chunks of bytes and each frames, checks and decodes the records that
+// start in its chunk, so that every byte is read once.
+//
+// A chunk after the first starts at an arbitrary byte: its worker starts
+// at the first place where a length is followed by its CRC and fits in
+// the file. The delivering goroutine knows where the previous chunk's
+// last record ends; where the worker started elsewhere (at something that
+// only looked like a header, or past a record whose length is corrupt),
+// the chunk is decoded again from there. A chunk that lies inside a
+// record begun in an earlier chunk holds nothing.
+//
+// Restarts must be known before points are delivered, and a START may
+// come anywhere after the points it discards. The one pass assumes that
+// no START discards anything, as in nearly every file, and checks it
+// chunk by chunk before delivering: each chunk notes its STARTs and the
+// largest step of its summaries. When a START would discard something,
+// the sink forgets what it was given and the file is read in two passes
+// (scan, then decode); so it is, too, when a record fails, so that an
+// error and what was delivered before it are exactly what the two passes
+// give. Sinks that cannot forget (see rewinder) are read in two passes.
+
+// A rewinder is a sink that can forget every point it was given, so that
+// a read may start over.
+type rewinder interface{ rewind() }
+
+// tfSlack is how far past its chunk's end a worker reads at first, for
+// the chunk's last record.
+const tfSlack = 1 << 10
+
+// tfPassJob is a chunk of bytes given to a worker: the records that start
+// in [a, b).
+type tfPassJob struct {
+	a, b int64
+	out  chan *tfBatch
+}
+
+// onePass reads the file in one pass. fallBack reports that it stopped
+// before the end and that the sink must be rewound and the file read in
+// two passes; then err is nil. Otherwise end and trunc say where the
+// records ended, and err is what the sink returned, if anything.
+func (st *tfReadState) onePass(reg *tfRegistry, dv *tfDelivery) (end int64, trunc, fallBack bool, err error) {
+	chunks := (st.size + st.chunk - 1) / st.chunk
+	workers := int(max(1, min(int64(runtime.GOMAXPROCS(0)), tfMaxWorkers, chunks)))
+	ahead := 2 * workers
+	jobs := make(chan *tfPassJob, ahead)
+	batches := make(chan *tfBatch, ahead+workers+1)
+	for range cap(batches) {
+		batches <- new(tfBatch)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	_, summarize := dv.sink.(summarizer)
+	for range workers {
+		wk := st.newWorker(reg, nil)
+		wk.summarize = summarize
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				var j *tfPassJob
+				select {
+				case j = <-jobs:
+				case <-stop:
+					return
+				}
+				if j == nil {
+					return
+				}
+				select {
+				case wk.batch = <-batches:
+				case <-stop:
+					return
+				}
+				wk.pass(j.a, j.b, -1)
+				if wk.summarize {
+					wk.batch.summarize()
+				}
+				j.out <- wk.batch // buffered: never blocks
+			}
+		}()
+	}
+	defer func() {
+		close(stop)
+		wg.Wait()
+	}()
+	inline := st.newWorker(reg, nil) // decodes again the chunks whose worker started elsewhere
+	inline.summarize = summarize
+	inline.batch = new(tfBatch)
+
+	var spec tfSpeculation
+	var queue []*tfPassJob
+	sent := int64(0)
+	for k := int64(0); k < chunks && end < st.size && !trunc; k++ {
+		for sent < chunks && len(queue) < ahead {
+			j := &tfPassJob{a: sent * st.chunk, b: min((sent+1)*st.chunk, st.size), out: make(chan *tfBatch, 1)}
+			jobs <- j
+			queue = append(queue, j)
+			sent++
+		}
+		j := queue[0]
+		queue = queue[1:]
+		b := <-j.out
+		if end >= j.b {
+			b.reset()
+			batches <- b
+			continue
+		}
+		use := b
+		if b.start != end {
+			b.reset()
+			batches <- b
+			inline.batch.reset()
+			inline.pass(j.a, j.b, end)
+			if summarize {
+				inline.batch.summarize()
+			}
+			use = inline.batch
+		}
+		if use.err != nil || !spec.take(use) {
+			return 0, false, true, nil
+		}
+		err = dv.deliver(use)
+		end, trunc = use.end, use.trunc
+		if use != inline.batch {
+			use.reset()
+			batches <- use
+		}
+		if err != nil {
+			return end, trunc, false, err
+		}
+	}
+	close(jobs)
+	dv.done()
+	return end, trunc, false, nil
+}
+
+// tfSpeculation follows the STARTs of a one-pass read in file order.
+type tfSpeculation struct {
+	seen    bool  // whether there was a summary
+	maxStep int64 // the largest step of a summary
+	starts  int
+}
+
+// take checks a chunk before its points are delivered: false when one of
+// its STARTs discards something (as tfEffectiveRestarts decides), or when
+// there are as many STARTs as the two passes refuse.
+func (sp *tfSpeculation) take(b *tfBatch) bool {
+	for _, r := range b.starts {
+		m := sp.maxStep
+		if !sp.seen || r.seenBefore && r.maxBefore > m {
+			m = r.maxBefore
+		}
+		if (sp.seen || r.seenBefore) && r.step <= m {
+			return false
+		}
+		if sp.starts++; sp.starts >= tfMaxRestarts {
+			return false
+		}
+	}
+	if b.seen && (!sp.seen || b.maxStep > sp.maxStep) {
+		sp.maxStep = b.maxStep
+	}
+	sp.seen = sp.seen || b.seen
+	return true
+}
+
+// refill moves buf[lo:hi], which holds the file from base+lo, to the
+// front and reads after it: at least need bytes in all, and on up to
+// limit. It returns the new base and hi, and false when the file ends
+// before need bytes.
+func (st *tfReadState) refill(buf []byte, base int64, lo, hi, need int, limit int64) (int64, int, bool) {
+	copy(buf, buf[lo:hi])
+	base, hi = base+int64(lo), hi-lo
+	want := int(min(max(int64(need), limit-base), int64(len(buf)), st.size-base))
+	if want > hi {
+		m, _ := st.r.ReadAt(buf[hi:want], base+int64(hi))
+		hi += m
+	}
+	return base, hi, hi >= need
+}
+
+// pass frames, checks and decodes into wk.batch the records that start in
+// [a, b): from start, or when start < 0 from the first place at or after
+// a where a record's length is followed by its CRC (a itself when it is
+// 0). It stops at the first record that fails, with the batch's err set.
+func (wk *tfWorker) pass(a, b, start int64) {
+	st, bt := wk.st, wk.batch
+	wk.gen++
+	bt.start, bt.end = -1, -1
+	if wk.buf == nil {
+		wk.buf = make([]byte, min(max(st.chunk, int64(st.win)), st.size)+tfSlack)
+	}
+	buf := wk.buf
+	limit := min(b+tfSlack, st.size) // read on to here
+	base := a
+	if start >= 0 {
+		base = start
+	}
+	base, hi, _ := st.refill(buf, base, 0, 0, 0, limit)
+	lo := 0
+	if start < 0 && a > 0 {
+		for {
+			off := base + int64(lo)
+			if off >= b {
+				return // no record starts here
+			}
+			if hi-lo < tfHeaderLen {
+				var ok bool
+				if base, hi, ok = st.refill(buf, base, lo, hi, tfHeaderLen, limit); !ok {
+					return
+				}
+				lo = 0
+			}
+			h := buf[lo : lo+tfHeaderLen]
+			if tfMask(st.crc8.sum8(h)) == binary.LittleEndian.Uint32(h[8:]) {
+				if left := st.size - off - tfHeaderLen - tfFooterLen; left >= 0 && binary.LittleEndian.Uint64(h) <= uint64(left) {
+					break
+				}
+			}
+			lo++
+		}
+	}
+	bt.start = base + int64(lo)
+	for {
+		off := base + int64(lo)
+		if off >= b {
+			bt.end = off
+			return
+		}
+		if hi-lo < tfHeaderLen {
+			if base+int64(hi) >= st.size {
+				bt.end, bt.trunc = off, true // a header still being written
+				return
+			}
+			var ok bool
+			if base, hi, ok = st.refill(buf, base, lo, hi, tfHeaderLen, limit); !ok {
+				bt.err = st.errorf(off, "the file changed while being read")
+				return
+			}
+			lo = 0
+		}
+		h := buf[lo : lo+tfHeaderLen]
+		length := binary.LittleEndian.Uint64(h)
+		if tfMask(st.crc8.sum8(h)) != binary.LittleEndian.Uint32(h[8:]) {
+			bt.err = st.errorf(off, "%s", tfLengthCRCMsg)
+			return
+		}
+		if left := st.size - off - tfHeaderLen - tfFooterLen; left < 0 || length > uint64(left) {
+			bt.end, bt.trunc = off, true
+			return
+		}
+		n := int(length)
+		total := tfHeaderLen + n + tfFooterLen
+		var head tfEventHead
+		if total > st.win {
+			_, head = wk.large(tfChunk{off: off, end: off + int64(total), large: true})
+			if bt.err != nil {
+				return
+			}
+			if head.summary && !head.hasStep {
+				head.step = math.MaxInt64 // as the scan pass assumes
+			}
+			base, lo, hi = off+int64(total), 0, 0
+		} else {
+			if hi-lo < total {
+				var ok bool
+				if base, hi, ok = st.refill(buf, base, lo, hi, total, limit); !ok {
+					bt.err = st.errorf(off, "the file changed while being read")
+					return
+				}
+				lo = 0
+			}
+			rec := buf[lo : lo+total]
+			data := rec[tfHeaderLen : tfHeaderLen+n]
+			if tfMask(crc32.Checksum(data, st.tab)) != binary.LittleEndian.Uint32(rec[tfHeaderLen+n:]) {
+				bt.err = st.errorf(off, "record data CRC mismatch")
+				return
+			}
+			wk.off = off
+			quick, err := wk.event(data)
+			if err != nil {
+				bt.err = err
+				return
+			}
+			if quick {
+				head = tfEventHead{step: wk.step, summary: true}
+			} else {
+				head = tfQuickEventHead(data)
+			}
+			lo += total
+		}
+		switch {
+		case head.summary:
+			if !bt.seen || head.step > bt.maxStep {
+				bt.maxStep = head.step
+			}
+			bt.seen = true
+		case head.start:
+			bt.starts = append(bt.starts, tfRestart{off: off, step: head.step, seenBefore: bt.seen, maxBefore: bt.maxStep})
+		}
+	}
+}
