@@ -42,6 +42,13 @@ type Adapter struct {
 	// Outputs are directories runs write besides their run directory
 	// (wandb/, outputs/, checkpoints/): not code, so not pinned.
 	Outputs []string `json:"outputs"`
+	// EnvFiles are env files the runs read (python-dotenv, a script's
+	// source): pinned by their content, also when git ignores them.
+	EnvFiles []string `json:"env_files"`
+	// Code lists the directories, relative to the repository's root and
+	// possibly above it (../lib), whose files are code; when absent, the
+	// whole git work tree is.
+	Code []string `json:"code"`
 	// Guard.Allow lists scripts the guard must not take for trainers by
 	// their names (tools/split_train_val.py).
 	Guard struct {

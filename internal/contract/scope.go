@@ -161,8 +161,26 @@ func (s Scope) CheckFile(file string) error {
 	if path.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") {
 		return fmt.Errorf("file %s is outside the repository", file)
 	}
+	return s.checkGlobs(file, clean)
+}
+
+// CheckChanged checks a file the repository changed against the allowed
+// globs, as CheckFile does; a file above the rlxp root (../lib/util.py,
+// when the root lies below the git top-level) matches only a glob that
+// starts with "../" itself.
+func (s Scope) CheckChanged(file string) error {
+	clean := path.Clean(file)
+	if !strings.HasPrefix(clean, "../") {
+		return s.CheckFile(file)
+	}
+	return s.checkGlobs(file, clean)
+}
+
+func (s Scope) checkGlobs(file, clean string) error {
+	above := strings.HasPrefix(clean, "../")
 	for _, g := range s.Files {
-		if matchGlob(path.Clean(g), clean) {
+		g = path.Clean(g)
+		if above == strings.HasPrefix(g, "../") && matchGlob(g, clean) {
 			return nil
 		}
 	}

@@ -206,7 +206,7 @@ func (a *Answer) checkChanges(cs *ChangeSet, scope contract.Scope) {
 	base := cs.Base[:min(len(cs.Base), 12)]
 	out := 0
 	for _, f := range cs.Files {
-		if err := scope.CheckFile(f); err != nil {
+		if err := scope.CheckChanged(f); err != nil {
 			a.add("scope.files", false, "changed since the baseline's commit %s: %v", base, err)
 			out++
 		}

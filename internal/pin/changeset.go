@@ -38,7 +38,11 @@ func ChangeSet(ctx context.Context, r *state.Repo, ad *adapter.Adapter, baseline
 	if err != nil {
 		return &gate.ChangeSet{Failed: true, Why: err.Error()}
 	}
-	files, err := changedSince(ctx, r.Root, base, Outputs(ad, named))
+	g, err := openGit(ctx, r.Root, ad)
+	if err != nil {
+		return &gate.ChangeSet{Failed: true, Why: err.Error()}
+	}
+	files, err := changedSince(ctx, r.Root, base, g.scope, Outputs(ad, named))
 	if err != nil {
 		return &gate.ChangeSet{Failed: true, Why: fmt.Sprintf("the baseline's commit %s (%s:%d): %v", short(base), r.Show(state.Ledger), line, err)}
 	}
@@ -76,28 +80,36 @@ func baselineCommit(r *state.Repo, id string) (commit string, line int, why stri
 	return "", 0, fmt.Sprintf("the baseline %s has no scored result yet; its ledger entry will record the commit changes are measured from", id), nil
 }
 
-// changedSince lists the paths, relative to root, that differ between
-// commit base and the working tree, and the untracked, non-ignored files,
-// except what is not code.
-func changedSince(ctx context.Context, root, base string, outputs []string) ([]string, error) {
+// changedSince lists the paths, relative to root (../lib/util.py above
+// it), in the code's scope that differ between commit base and the
+// working tree, and the untracked, non-ignored files, except what is not
+// code.
+func changedSince(ctx context.Context, root, base string, sc codeScope, outputs []string) ([]string, error) {
 	if _, err := git(ctx, root, "cat-file", "-e", base+"^{commit}"); err != nil {
 		return nil, errors.New("not a commit of this repository")
 	}
-	tracked, err := git(ctx, root, "diff", "--name-only", "-z", "--no-renames", "--relative", base, "--")
+	diff, err := git(ctx, root, append([]string{"diff", "--name-only", "-z", "--no-renames", base, "--"}, sc.specs...)...)
 	if err != nil {
 		return nil, err
 	}
-	untracked, err := git(ctx, root, "ls-files", "-z", "--others", "--exclude-standard")
+	// diff names paths relative to the top-level, ls-files to root.
+	var tracked []string
+	for _, p := range strings.Split(string(diff), "\x00") {
+		if p != "" {
+			tracked = append(tracked, sc.fromTop(p))
+		}
+	}
+	untracked, err := git(ctx, root, append([]string{"ls-files", "-z", "--others", "--exclude-standard", "--"}, sc.specs...)...)
 	if err != nil {
 		return nil, err
 	}
 	seen := map[string]bool{}
 	var out []string
 	for _, set := range []struct {
-		list      []byte
+		list      []string
 		untracked bool
-	}{{tracked, false}, {untracked, true}} {
-		for _, p := range strings.Split(string(set.list), "\x00") {
+	}{{tracked, false}, {strings.Split(string(untracked), "\x00"), true}} {
+		for _, p := range set.list {
 			if p == "" || seen[p] || notCode(change{p, set.untracked}, outputs) {
 				continue
 			}

@@ -1,9 +1,11 @@
 // Package pin computes what an experiment's approval pins: per seed the
 // train command as it would run, the adapter fields that decide what runs
-// and what is scored, the files the commands name, and the code (git HEAD,
-// every tracked change and every untracked, non-ignored file outside
-// .rlxp/ and the run outputs). Any difference after approval makes the
-// approval stale, and Changes names it.
+// and what is scored, the files the commands name, the files the run reads
+// that git does not show (ignored configs and env files), and the code
+// (git HEAD, every tracked change and every untracked, non-ignored file
+// outside .rlxp/ and the run outputs, over the whole work tree when the
+// root lies below it). Any difference after approval makes the approval
+// stale, and Changes names it.
 package pin
 
 import (
@@ -16,6 +18,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -33,8 +36,13 @@ import (
 // with: the one check and launch use unless told otherwise.
 const RunDir = "runs/{experiment}/seed{seed}"
 
+// Version is the pin format Compute writes. Format 1 (recorded without a
+// version) did not pin Reads nor the code outside the root.
+const Version = 2
+
 // Material is what an approval pins.
 type Material struct {
+	Version  int               `json:"version,omitempty"`
 	Commands map[string]string `json:"commands"` // "seed N" → train command
 	// Adapter is the digest of adapter.yaml's fields that decide what runs
 	// and what is scored (AdapterDigest); AdapterFields the digest of each,
@@ -45,14 +53,21 @@ type Material struct {
 	// tracked file): the files the commands name, tracked changes and
 	// untracked files.
 	Files map[string]string `json:"files"`
+	// Reads maps the files the run reads that git does not show (ignored,
+	// outside the code, or no git at all), and the adapter's env files,
+	// to readSum: configs named by the commands and by configs in turn,
+	// env files.
+	Reads map[string]string `json:"reads,omitempty"`
 	Head  string            `json:"head"` // git HEAD; "" outside git
 }
 
 // Compute reads the material of experiment e in the repository at root.
 func Compute(ctx context.Context, root string, ad *adapter.Adapter, adapterFile string, e *experiment.Experiment) (Material, error) {
-	m := Material{Commands: map[string]string{}, Files: map[string]string{}}
+	m := Material{Version: Version, Commands: map[string]string{}, Files: map[string]string{}, Reads: map[string]string{}}
+	var cmds []string
 	named, err := commands(root, ad, adapterFile, e, func(seed int, cmd string) {
 		m.Commands["seed "+strconv.Itoa(seed)] = cmd
+		cmds = append(cmds, cmd)
 		for _, w := range strings.Fields(cmd) {
 			if rel, ok := within(root, strings.Trim(w, `'"`)); ok {
 				if sum, err := fileSum(filepath.Join(root, rel)); err == nil {
@@ -65,13 +80,13 @@ func Compute(ctx context.Context, root string, ad *adapter.Adapter, adapterFile 
 		return Material{}, err
 	}
 	m.Adapter, m.AdapterFields = AdapterDigest(ad), adapterFields(ad)
-	head, changed, err := gitState(ctx, root)
+	g, err := gitState(ctx, root, ad)
 	if err != nil {
 		return Material{}, err
 	}
-	m.Head = head
+	m.Head = g.head
 	outputs := Outputs(ad, named)
-	for _, c := range changed {
+	for _, c := range g.changed {
 		if notCode(c, outputs) {
 			continue
 		}
@@ -81,7 +96,51 @@ func Compute(ctx context.Context, root string, ad *adapter.Adapter, adapterFile 
 		}
 		m.Files[c.path] = sum
 	}
+	if err := m.pinReads(ctx, root, ad, g, cmds, outputs); err != nil {
+		return Material{}, err
+	}
 	return m, nil
+}
+
+// pinReads pins the files the run reads (readFiles) that the code does
+// not already cover: in git, those git ignores or that lie outside the
+// code's scope; outside git, all of them. The adapter's env files are
+// pinned whatever git says, and as absent ("") when missing.
+func (m *Material) pinReads(ctx context.Context, root string, ad *adapter.Adapter, g gitView, cmds, outputs []string) error {
+	var users []string
+	if g.in {
+		var err error
+		if users, err = dotenvUsers(ctx, root, g.scope); err != nil {
+			return err
+		}
+	}
+	reads, err := readFiles(root, g.top, ad, cmds, outputs, users)
+	if err != nil {
+		return err
+	}
+	var ign map[string]bool
+	if g.in {
+		if ign, err = ignored(ctx, root, reads); err != nil {
+			return err
+		}
+	}
+	for _, p := range reads {
+		if _, ok := m.Files[p]; ok || (g.in && !ign[p] && g.scope.covers(p)) {
+			continue
+		}
+		if sum, err := readSum(filepath.Join(root, p)); err == nil {
+			m.Reads[p] = sum
+		}
+	}
+	for _, f := range ad.EnvFiles {
+		p := path.Clean(filepath.ToSlash(f))
+		sum, err := readSum(filepath.Join(root, p))
+		if err != nil {
+			sum = ""
+		}
+		m.Reads[p] = sum
+	}
+	return nil
 }
 
 // AdapterDigest is the digest of adapter.yaml's fields that decide what
@@ -96,8 +155,16 @@ func materialFields(ad *adapter.Adapter) map[string]any {
 		"commands": ad.Commands, "config": ad.Config, "metrics": ad.Metrics.Sources,
 		"python": ad.Runtime.Python, "guard_allow": ad.Guard.Allow,
 	}
+	// Fields added later count only when set, so that adapters without
+	// them keep their digest.
 	if len(ad.Outputs) > 0 {
 		fields["outputs"] = ad.Outputs
+	}
+	if len(ad.EnvFiles) > 0 {
+		fields["env_files"] = ad.EnvFiles
+	}
+	if len(ad.Code) > 0 {
+		fields["code"] = ad.Code
 	}
 	return fields
 }
@@ -113,7 +180,8 @@ func adapterFields(ad *adapter.Adapter) map[string]string {
 
 // fieldNames are the adapter fields as people read them, in order.
 var fieldNames = [...][2]string{{"commands", "commands"}, {"config", "config rendering"}, {"metrics", "metric sources"},
-	{"python", "interpreter"}, {"guard_allow", "guard allow list"}, {"outputs", "outputs"}}
+	{"python", "interpreter"}, {"guard_allow", "guard allow list"}, {"outputs", "outputs"},
+	{"env_files", "env files"}, {"code", "code directories"}}
 
 // AdapterMaterial names the fields of adapter.yaml an approval pins.
 func AdapterMaterial() string {
@@ -131,7 +199,9 @@ func adapterChanged(approved, now Material) string {
 		return ""
 	}
 	if approved.AdapterFields == nil || now.AdapterFields == nil {
-		return "the " + strings.Replace(AdapterMaterial(), ", outputs", " or outputs", 1)
+		m := AdapterMaterial()
+		i := strings.LastIndex(m, ", ")
+		return "the " + m[:i] + " or " + m[i+2:]
 	}
 	var changed []string
 	for _, f := range fieldNames {
@@ -172,7 +242,7 @@ type change struct {
 // wrote: an untracked file under an output directory. A tracked file is
 // code wherever it lies.
 func notCode(c change, outputs []string) bool {
-	if strings.HasPrefix(c.path, ".rlxp/") {
+	if isState(c.path) {
 		return true
 	}
 	for _, d := range outputs {
@@ -232,55 +302,85 @@ func inGit(ctx context.Context, root string) bool {
 	return err == nil
 }
 
-// gitState is HEAD and the paths with tracked changes or untracked,
-// non-ignored files, relative to root. Outside a git repository both are
-// empty: then the files the commands name are all that is pinned.
-func gitState(ctx context.Context, root string) (string, []change, error) {
+// A gitView is what git shows of the code.
+type gitView struct {
+	in      bool   // root is inside a git work tree
+	top     string // the work tree's top-level (root outside git)
+	head    string
+	scope   codeScope
+	changed []change
+}
+
+// openGit finds the work tree root lies in, and the code's scope in it.
+func openGit(ctx context.Context, root string, ad *adapter.Adapter) (gitView, error) {
+	g := gitView{top: root, scope: codeScope{specs: []string{"."}}}
 	if !inGit(ctx, root) {
-		return "", nil, nil
+		return g, nil
 	}
-	head := ""
+	out, err := git(ctx, root, "rev-parse", "--show-toplevel", "--show-prefix")
+	if err != nil {
+		return g, err
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(lines) != 2 && len(lines) != 1 {
+		return g, fmt.Errorf("git rev-parse: unexpected answer %q", out)
+	}
+	prefix := ""
+	if len(lines) == 2 {
+		prefix = lines[1]
+	}
+	g.in, g.scope = true, scopeOf(ad, prefix)
+	// The top as reached from root, so that relative paths agree with it
+	// also through a symbolic link.
+	g.top = filepath.Clean(filepath.Join(root, strings.Repeat("../", strings.Count(prefix, "/"))))
 	if out, err := git(ctx, root, "rev-parse", "--verify", "-q", "HEAD"); err == nil {
-		head = strings.TrimSpace(string(out))
+		g.head = strings.TrimSpace(string(out))
 	}
-	// Paths relative to root, also when root is below the top.
-	out, err := git(ctx, root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", ".")
+	return g, nil
+}
+
+// gitState is HEAD and the paths in the code's scope with tracked changes
+// or untracked, non-ignored files, relative to root (../lib/util.py for a
+// file above it). Outside a git repository both are empty: then the files
+// the commands name and the files the run reads are all that is pinned.
+func gitState(ctx context.Context, root string, ad *adapter.Adapter) (gitView, error) {
+	g, err := openGit(ctx, root, ad)
+	if err != nil || !g.in {
+		return g, err
+	}
+	out, err := git(ctx, root, append([]string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--"}, g.scope.specs...)...)
 	if err != nil {
-		return "", nil, err
+		return g, err
 	}
-	prefix, err := git(ctx, root, "rev-parse", "--show-prefix")
-	if err != nil {
-		return "", nil, err
-	}
-	pre := strings.TrimSpace(string(prefix))
-	var changed []change
 	seen := map[string]bool{}
 	for _, rec := range strings.Split(string(out), "\x00") {
 		if len(rec) < 4 {
 			continue
 		}
-		changed = append(changed, change{path: strings.TrimPrefix(rec[3:], pre), untracked: rec[:2] == "??"})
-		seen[changed[len(changed)-1].path] = true
+		// Porcelain paths are relative to the top-level.
+		g.changed = append(g.changed, change{path: g.scope.fromTop(rec[3:]), untracked: rec[:2] == "??"})
+		seen[g.changed[len(g.changed)-1].path] = true
 	}
-	hidden, err := hiddenFromStatus(ctx, root)
+	hidden, err := hiddenFromStatus(ctx, root, g.scope)
 	if err != nil {
-		return "", nil, err
+		return g, err
 	}
 	for _, p := range hidden {
 		if !seen[p] {
-			changed = append(changed, change{path: p})
+			g.changed = append(g.changed, change{path: p})
 		}
 	}
-	sort.Slice(changed, func(i, j int) bool { return changed[i].path < changed[j].path })
-	return head, changed, nil
+	sort.Slice(g.changed, func(i, j int) bool { return g.changed[i].path < g.changed[j].path })
+	return g, nil
 }
 
 // hiddenFromStatus lists the tracked files, relative to root, that git
 // status does not compare with the index because they are marked
 // assume-unchanged or skip-worktree (git update-index) and whose content
 // differs from the index: changes status would not report.
-func hiddenFromStatus(ctx context.Context, root string) ([]string, error) {
-	out, err := git(ctx, root, "ls-files", "-v", "-s", "-z", "--", ".")
+func hiddenFromStatus(ctx context.Context, root string, sc codeScope) ([]string, error) {
+	// ls-files names paths relative to root, ../ included.
+	out, err := git(ctx, root, append([]string{"ls-files", "-v", "-s", "-z", "--"}, sc.specs...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -350,6 +450,46 @@ func Changes(approved, now Material) []string {
 			out = append(out, k+": edited since approval")
 		}
 	}
+	for _, k := range keys(approved.Reads, now.Reads) {
+		a, inA := approved.Reads[k]
+		b, inB := now.Reads[k]
+		switch {
+		case a == b && inA == inB:
+		case !inA:
+			out = append(out, k+": added since approval (the run reads it)")
+		case !inB || b == "":
+			out = append(out, k+": deleted since approval")
+		default:
+			out = append(out, k+": edited since approval")
+		}
+	}
+	return out
+}
+
+// migrate compares an approval recorded in pin format 1 with now as that
+// format saw it, so that an approval of a repository where nothing changed
+// keeps verifying; what format 2 pins beyond it (files the run reads that
+// git does not show, code above the root) is named, since the old approval
+// never covered it.
+func migrate(approved, now Material) []string {
+	old := now
+	old.Reads, old.Files = nil, map[string]string{}
+	var beyond []string
+	for k, v := range now.Files {
+		if strings.HasPrefix(k, "../") {
+			beyond = append(beyond, k)
+			continue
+		}
+		old.Files[k] = v
+	}
+	for k := range now.Reads {
+		beyond = append(beyond, k)
+	}
+	out := Changes(approved, old)
+	if len(beyond) > 0 {
+		sort.Strings(beyond)
+		out = append(out, fmt.Sprintf("approved in pin format 1, which did not pin the files the run reads that git does not show nor the code above the rlxp root; now pinned: %s", strings.Join(beyond, ", ")))
+	}
 	return out
 }
 
@@ -405,6 +545,9 @@ func Stale(ctx context.Context, r *state.Repo, ad *adapter.Adapter, e *experimen
 	now, err := Compute(ctx, r.Root, ad, r.Show(state.Adapter), e)
 	if err != nil {
 		return []string{fmt.Sprintf("cannot tell what would run now: %v", err)}
+	}
+	if approved.Version < 2 {
+		return migrate(approved, now)
 	}
 	return Changes(approved, now)
 }

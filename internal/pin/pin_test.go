@@ -22,7 +22,7 @@ func TestChanges(t *testing.T) {
 	want := []string{
 		"train command of seed 0: python train.py --seed 0 -> python train.py --seed 0 --lr 0.9",
 		"train command of seed 1: (none) -> python train.py --seed 1",
-		".rlxp/adapter.yaml: the commands, config rendering, metric sources, interpreter, guard allow list or outputs changed",
+		".rlxp/adapter.yaml: the commands, config rendering, metric sources, interpreter, guard allow list, outputs, env files or code directories changed",
 		"git HEAD 0123456789ab -> fedcba987654",
 		"configs/a.json: edited since approval",
 		"new.py: changed or added since approval",

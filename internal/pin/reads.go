@@ -1,0 +1,422 @@
+package pin
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/goccy/go-yaml"
+
+	"github.com/rlxp/rlxp/internal/adapter"
+)
+
+// Limits of the search for the files a run reads.
+const (
+	// ContentLimit is the largest file pinned by its whole content; a
+	// larger one (a data set) is pinned by its size, modification time and
+	// the digest of its first and last MiB, so that the gate does not hash
+	// gigabytes on every check.
+	ContentLimit = 64 << 20
+	edgeBytes    = 1 << 20
+	// scanLimit is the largest file searched for the paths it names.
+	scanLimit = 1 << 20
+	// maxReads bounds the files followed; more is an error, not a cut.
+	maxReads = 10000
+)
+
+// dotenvPattern matches code that loads an env file on its own:
+// python-dotenv, pydantic's env_file.
+const dotenvPattern = `load_dotenv|dotenv_values|find_dotenv|read_dotenv|env_file`
+
+// Compiled on first use, not at start-up.
+var (
+	dotenv = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(dotenvPattern) })
+	// redirect matches a shell redirection or tee and its target: a file
+	// a script writes, not one it reads.
+	redirect = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:[0-9&]?>{1,2}\|?|\btee(?:\s+-a)?)\s*[^\s;&|)]+`)
+	})
+	// quoted matches a string literal in code.
+	quoted = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"([^"\n]{1,1000})"|'([^'\n]{1,1000})'`) })
+)
+
+// loadsDotEnv says whether a launcher loads the working directory's .env
+// itself.
+func loadsDotEnv(word string) bool {
+	switch path.Base(word) {
+	case "pipenv", "dotenv", "docker-compose", "compose", "honcho", "foreman":
+		return true
+	}
+	return false
+}
+
+// readSearch follows the files a run reads from the train commands: the
+// files they name, and transitively the files those name when they are
+// configs or scripts (a value, a Hydra defaults entry, a sourced file),
+// and the env files loaded by code that calls python-dotenv.
+type readSearch struct {
+	root, top string   // absolute; top is the git top-level, or root
+	skip      []string // root-relative directories runs write (Outputs)
+	found     map[string]bool
+	queue     []string
+	cfgRoots  map[string]bool // directories holding Hydra configs
+}
+
+// readFiles lists, relative to root, the files the commands read that lie
+// inside the repository (top), except rlxp's state and what runs write.
+// dotenvUsers are code files (root-relative) that load an env file.
+func readFiles(root, top string, ad *adapter.Adapter, cmds, outputs, dotenvUsers []string) ([]string, error) {
+	s := &readSearch{root: root, top: top, skip: outputs, found: map[string]bool{}, cfgRoots: map[string]bool{}}
+	if ad.Config.Default != "" {
+		s.add(s.resolve(root, ad.Config.Default)...)
+	}
+	var overrides [][2]string
+	for _, cmd := range cmds {
+		words := strings.Fields(cmd)
+		var cfgPath, cfgName string
+		for i, w := range words {
+			w = strings.Trim(w, `'"`)
+			prev := ""
+			if i > 0 {
+				prev = strings.Trim(words[i-1], `'"`)
+			}
+			switch {
+			case prev == "-m":
+				mod := strings.ReplaceAll(w, ".", "/")
+				s.add(s.resolve(root, mod+".py", mod+"/__main__.py")...)
+				continue
+			case prev == "--config-path" || prev == "-cp":
+				cfgPath = w
+			case prev == "--config-name" || prev == "-cn":
+				cfgName = w
+			case prev == "--config-dir" || prev == "-cd":
+				s.cfgRoots[filepath.Join(root, w)] = true
+			case loadsDotEnv(w):
+				s.add(s.resolve(root, ".env")...)
+			}
+			if k, v, ok := strings.Cut(w, "="); ok && k != "" {
+				switch {
+				case k == "--config-path":
+					cfgPath = v
+				case k == "--config-name":
+					cfgName = v
+				case k == "--config-dir":
+					s.cfgRoots[filepath.Join(root, v)] = true
+				case !strings.HasPrefix(k, "-"):
+					overrides = append(overrides, [2]string{strings.TrimLeft(k, "+~"), v})
+				}
+				w = v
+			}
+			s.add(s.resolve(root, w)...)
+		}
+		if cfgPath != "" {
+			s.cfgRoots[filepath.Join(root, cfgPath)] = true
+			if cfgName != "" {
+				s.add(s.resolve(root, path.Join(cfgPath, strings.TrimSuffix(cfgName, ".yaml")+".yaml"))...)
+			}
+		}
+	}
+	for _, u := range dotenvUsers {
+		s.loadsEnv(filepath.Join(root, u))
+	}
+	if err := s.follow(); err != nil {
+		return nil, err
+	}
+	// Command-line overrides of a Hydra config group (model=big) pick a
+	// file in a group directory of a config root.
+	for _, o := range overrides {
+		for d := range s.cfgRoots {
+			s.add(s.resolve(d, path.Join(o[0], o[1]+".yaml"))...)
+		}
+	}
+	if err := s.follow(); err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(s.found))
+	for p := range s.found {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// follow reads every queued file for the files it names.
+func (s *readSearch) follow() error {
+	for len(s.queue) > 0 {
+		if len(s.found) > maxReads {
+			return fmt.Errorf("the run reads more than %d files (configs naming configs); name fewer", maxReads)
+		}
+		abs := s.queue[0]
+		s.queue = s.queue[1:]
+		data, ok := readText(abs)
+		if !ok {
+			continue
+		}
+		dir := filepath.Dir(abs)
+		if dotenv().Match(data) {
+			s.loadsEnv(abs)
+		}
+		if !scannable(abs, data) {
+			continue
+		}
+		text := string(data)
+		if isShell(abs, data) {
+			text = redirect().ReplaceAllString(text, " ")
+		}
+		for _, t := range strings.FieldsFunc(text, delimiter) {
+			t = strings.TrimRight(t, ":.")
+			if strings.ContainsAny(t, "/.") && !strings.Contains(t, "://") && len(t) < 1024 {
+				s.add(s.resolve(dir, t)...)
+				s.add(s.resolve(s.root, t)...)
+			}
+		}
+		if ext := filepath.Ext(abs); ext == ".yaml" || ext == ".yml" {
+			s.hydraDefaults(abs, data)
+		}
+	}
+	return nil
+}
+
+// loadsEnv adds what code that loads an env file reads: the .env
+// python-dotenv finds from the file's directory up to the top, the one in
+// the working directory (the root), and the files its string literals name.
+func (s *readSearch) loadsEnv(abs string) {
+	for d := filepath.Dir(abs); ; d = filepath.Dir(d) {
+		s.add(s.resolve(d, ".env")...)
+		if d == s.top || !strings.HasPrefix(d, s.top+string(filepath.Separator)) {
+			break
+		}
+	}
+	s.add(s.resolve(s.root, ".env")...)
+	if data, ok := readText(abs); ok {
+		for _, m := range quoted().FindAllSubmatch(data, -1) {
+			lit := string(m[1]) + string(m[2])
+			s.add(s.resolve(filepath.Dir(abs), lit)...)
+			s.add(s.resolve(s.root, lit)...)
+		}
+	}
+}
+
+// hydraDefaults adds the files a Hydra defaults list picks: an entry
+// "name" is name.yaml beside the file, "group: option" (also with
+// override, optional, /group or @package) is group/option.yaml in the
+// file's directory or one above it up to the root.
+func (s *readSearch) hydraDefaults(abs string, data []byte) {
+	var doc struct {
+		Defaults []any `yaml:"defaults"`
+	}
+	if yaml.Unmarshal(data, &doc) != nil || len(doc.Defaults) == 0 {
+		return
+	}
+	var roots []string
+	for d := filepath.Dir(abs); ; d = filepath.Dir(d) {
+		roots = append(roots, d)
+		s.cfgRoots[d] = true
+		if d == s.root || d == s.top || !strings.HasPrefix(d, s.top+string(filepath.Separator)) {
+			break
+		}
+	}
+	var picks []string
+	for _, item := range doc.Defaults {
+		switch v := item.(type) {
+		case string:
+			picks = append(picks, v)
+		case map[string]any:
+			for k, opt := range v {
+				k = strings.TrimPrefix(strings.TrimPrefix(k, "override "), "optional ")
+				k, _, _ = strings.Cut(strings.TrimPrefix(k, "/"), "@")
+				opts, _ := opt.([]any)
+				if opt != nil && opts == nil {
+					opts = []any{opt}
+				}
+				for _, o := range opts {
+					picks = append(picks, path.Join(k, fmt.Sprint(o)))
+				}
+			}
+		}
+	}
+	for _, p := range picks {
+		for _, d := range roots {
+			s.add(s.resolve(d, strings.TrimSuffix(p, ".yaml")+".yaml")...)
+		}
+	}
+}
+
+// resolve returns, as absolute paths, the names that are regular files
+// inside the repository, taken relative to dir when not absolute.
+func (s *readSearch) resolve(dir string, names ...string) []string {
+	var out []string
+	for _, n := range names {
+		if n == "" || strings.HasPrefix(n, "-") || strings.HasPrefix(n, "~") || strings.Contains(n, "\x00") {
+			continue
+		}
+		p := n
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			out = append(out, filepath.Clean(p))
+		}
+	}
+	return out
+}
+
+// add records files found and queues them to be read in turn. A file
+// outside the repository, in git's or rlxp's own directories, or under a
+// directory runs write, is left out.
+func (s *readSearch) add(abs ...string) {
+	for _, a := range abs {
+		if a != s.top && !strings.HasPrefix(a, s.top+string(filepath.Separator)) {
+			continue
+		}
+		rel, err := filepath.Rel(s.root, a)
+		if err != nil {
+			continue
+		}
+		rel = filepath.ToSlash(rel)
+		if s.found[rel] || isState(rel) || strings.HasPrefix(rel, ".git/") || strings.Contains(rel, "/.git/") || under(rel, s.skip) {
+			continue
+		}
+		s.found[rel] = true
+		s.queue = append(s.queue, a)
+	}
+}
+
+func under(rel string, dirs []string) bool {
+	for _, d := range dirs {
+		if strings.HasPrefix(rel, d) {
+			return true
+		}
+	}
+	return false
+}
+
+func delimiter(r rune) bool {
+	switch r {
+	case ' ', '\t', '\n', '\r', '"', '\'', '`', ',', ';', '=', '(', ')', '[', ']', '{', '}', '<', '>', '|', '&':
+		return true
+	}
+	return false
+}
+
+// readText reads up to scanLimit bytes of a file that looks like text.
+func readText(abs string) ([]byte, bool) {
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, scanLimit))
+	if err != nil || bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
+		return nil, false
+	}
+	return data, true
+}
+
+// scannable says whether a file is a config, an env file or a shell
+// script, whose words may name files the run reads. Code is not: its
+// strings name as many files it writes as it reads.
+func scannable(abs string, data []byte) bool {
+	base := filepath.Base(abs)
+	switch filepath.Ext(base) {
+	case ".json", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".env", ".jsonnet":
+		return true
+	}
+	return base == ".env" || strings.HasPrefix(base, ".env.") || isShell(abs, data)
+}
+
+func isShell(abs string, data []byte) bool {
+	switch filepath.Ext(abs) {
+	case ".sh", ".bash", ".zsh":
+		return true
+	}
+	first, _, _ := bytes.Cut(data, []byte("\n"))
+	return bytes.HasPrefix(first, []byte("#!")) && bytes.Contains(first, []byte("sh"))
+}
+
+// readSum pins a file the run reads: its sha256 up to ContentLimit, above
+// it its size, modification time and the sha256 of its first and last MiB.
+func readSum(abs string) (string, error) {
+	st, err := os.Stat(abs)
+	if err != nil {
+		return "", err
+	}
+	if st.Size() <= ContentLimit {
+		return fileSum(abs)
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.CopyN(h, f, edgeBytes); err != nil {
+		return "", err
+	}
+	if _, err := io.Copy(h, io.NewSectionReader(f, st.Size()-edgeBytes, edgeBytes)); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("size:%d,mtime:%d,edges:sha256:%s", st.Size(), st.ModTime().UnixNano(), hex.EncodeToString(h.Sum(nil))), nil
+}
+
+// ignored filters paths (root-relative) to those git ignores.
+func ignored(ctx context.Context, root string, paths []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	if len(paths) == 0 {
+		return out, nil
+	}
+	cmd := exec.CommandContext(ctx, "git", "-C", root, "check-ignore", "-z", "--stdin")
+	cmd.Stdin = strings.NewReader(strings.Join(paths, "\x00") + "\x00")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	res, err := cmd.Output()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && exit.ExitCode() == 1 {
+		return out, nil // none ignored
+	}
+	if err != nil {
+		return nil, fmt.Errorf("git check-ignore: %v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	for _, p := range strings.Split(string(res), "\x00") {
+		if p != "" {
+			out[p] = true
+		}
+	}
+	return out, nil
+}
+
+// dotenvUsers lists the code files (root-relative) in scope that load an
+// env file themselves, by git grep over tracked and untracked files.
+func dotenvUsers(ctx context.Context, root string, sc codeScope) ([]string, error) {
+	args := append([]string{"-C", root, "grep", "-l", "-z", "-I", "--untracked", "-E", dotenvPattern, "--"}, sc.specs...)
+	cmd := exec.CommandContext(ctx, "git", args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	res, err := cmd.Output()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && exit.ExitCode() == 1 && stderr.Len() == 0 {
+		return nil, nil // no match
+	}
+	if err != nil {
+		return nil, fmt.Errorf("git grep: %v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	var out []string
+	for _, p := range strings.Split(string(res), "\x00") {
+		if p != "" && !isState(p) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,214 @@
+package pin
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/rlxp/rlxp/internal/adapter"
+)
+
+// writeTree writes files (path → content) under a new directory.
+func writeTree(t testing.TB, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for p, content := range files {
+		abs := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(abs, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// TestReadFiles: the files a run reads, followed from the command through
+// configs, scripts, Hydra defaults and overrides, and dotenv users; what
+// scripts write, what runs write and what nothing names are left out.
+func TestReadFiles(t *testing.T) {
+	tests := []struct {
+		name    string
+		files   map[string]string
+		cmd     string
+		def     string
+		outputs []string
+		users   []string
+		want    []string
+	}{{
+		name: "config chain, relative to the config and to the root",
+		files: map[string]string{
+			"configs/a.json":      `{"base": "private/b.json", "other": "c.yaml"}`,
+			"private/b.json":      `{"include": "deep/d.yaml"}`,
+			"private/deep/d.yaml": "gamma: 0.9",
+			"configs/c.yaml":      "x: 1",
+			"private/unnamed":     "nothing names it",
+		},
+		cmd:  "python3 train.py --config configs/a.json",
+		want: []string{"configs/a.json", "configs/c.yaml", "private/b.json", "private/deep/d.yaml"},
+	}, {
+		name: "flag=path values and the default config",
+		files: map[string]string{
+			"train.py": "print(1)", "private/x.yaml": "a: 1", "configs/base.toml": `inc = "private/t.ini"`, "private/t.ini": "k=v",
+		},
+		cmd: "python3 train.py --extra=private/x.yaml", def: "configs/base.toml",
+		want: []string{"configs/base.toml", "private/t.ini", "private/x.yaml", "train.py"},
+	}, {
+		name: "Hydra defaults and command-line group overrides",
+		files: map[string]string{
+			"conf/config.yaml":      "defaults:\n  - model: small\n  - override /optim: adam\n  - optional local@_here_: site\n  - db\n  - _self_\n",
+			"conf/model/small.yaml": "h: 1", "conf/model/big.yaml": "h: 9", "conf/model/unused.yaml": "h: 0",
+			"conf/optim/adam.yaml": "lr: 1", "conf/local/site.yaml": "s: 1", "conf/db.yaml": "d: 1",
+		},
+		cmd:  "python3 train.py --config-path conf --config-name config model=big",
+		want: []string{"conf/config.yaml", "conf/db.yaml", "conf/local/site.yaml", "conf/model/big.yaml", "conf/model/small.yaml", "conf/optim/adam.yaml"},
+	}, {
+		name: "a script's sourced files, not its redirection targets",
+		files: map[string]string{
+			"run.sh":        "#!/bin/bash\nsource secrets/a.env\n. ./b.cfg\npython3 train.py > out.json 2>>err.log | tee -a tee.log\n",
+			"secrets/a.env": "LR=1", "b.cfg": "x", "out.json": "{}", "err.log": "", "tee.log": "",
+		},
+		cmd:  "bash run.sh",
+		want: []string{"b.cfg", "run.sh", "secrets/a.env"},
+	}, {
+		name: "dotenv users: .env up from the caller, the working directory's, the literals",
+		files: map[string]string{
+			"pkg/sub/settings.py": "load_dotenv()\nload_dotenv('private/extra.env')\n",
+			"pkg/.env":            "A=1", ".env": "B=2", "private/extra.env": "C=3", "pkg/sub/other/.env": "not up",
+		},
+		cmd: "python3 -m pkg.train", users: []string{"pkg/sub/settings.py"},
+		want: []string{".env", "pkg/.env", "private/extra.env"},
+	}, {
+		name:  "launchers that load .env themselves",
+		files: map[string]string{".env": "A=1"},
+		cmd:   "pipenv run python train.py",
+		want:  []string{".env"},
+	}, {
+		name: "outputs, run directories, rlxp's state and paths outside are left out",
+		files: map[string]string{
+			"configs/a.yaml":        "resume: checkpoints/last.json\nstate: .rlxp/contract.yaml\nlog: runs/x/log.json\nabs: /etc/hostname\nup: ../x.json\n",
+			"checkpoints/last.json": "{}", ".rlxp/contract.yaml": "", "runs/x/log.json": "{}",
+		},
+		cmd: "python3 train.py configs/a.yaml", outputs: []string{"runs/", "checkpoints/"},
+		want: []string{"configs/a.yaml"},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := writeTree(t, tc.files)
+			ad := &adapter.Adapter{}
+			ad.Config.Default = tc.def
+			got, err := readFiles(root, root, ad, []string{tc.cmd}, tc.outputs, tc.users)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("readFiles (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestReadSumLarge: a file above ContentLimit is pinned by its size,
+// modification time and first and last MiB, not by all of its content.
+func TestReadSumLarge(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "data.bin")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(ContentLimit + 4<<20); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	stamp := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	if err := os.Chtimes(p, stamp, stamp); err != nil {
+		t.Fatal(err)
+	}
+	before, err := readSum(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(before, "size:") {
+		t.Fatalf("large file pinned as %q, want by size", before)
+	}
+	write := func(off int64) string {
+		f, err := os.OpenFile(p, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteAt([]byte("x"), off); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		if err := os.Chtimes(p, stamp, stamp); err != nil {
+			t.Fatal(err)
+		}
+		got, err := readSum(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if got := write(10); got == before {
+		t.Errorf("an edit of the first MiB went unseen")
+	}
+	before = write(ContentLimit + 4<<20 - 10)
+	// The documented limit: an edit in the middle that restores the
+	// modification time is not seen.
+	if got := write(ContentLimit / 2); got != before {
+		t.Errorf("middle edit changed the pin %q -> %q; the docs say it does not", before, got)
+	}
+	if err := os.Chtimes(p, stamp.Add(time.Second), stamp.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := readSum(p); got == before {
+		t.Errorf("a new modification time went unseen")
+	}
+}
+
+// TestMigrate: an approval in pin format 1 keeps verifying where nothing
+// changed, and names what format 2 pins beyond it.
+func TestMigrate(t *testing.T) {
+	old := Material{Commands: map[string]string{"seed 0": "python train.py"}, Adapter: "sha256:a", Head: "abc",
+		Files: map[string]string{"train.py": "sha256:1"}}
+	same := old
+	same.Version, same.Reads = Version, map[string]string{}
+	if got := migrate(old, same); len(got) != 0 {
+		t.Errorf("unchanged repository reported as %v", got)
+	}
+	more := same
+	more.Files = map[string]string{"train.py": "sha256:1", "../lib/util.py": "sha256:2"}
+	more.Reads = map[string]string{".env": "sha256:3"}
+	want := []string{"approved in pin format 1, which did not pin the files the run reads that git does not show nor the code above the rlxp root; now pinned: ../lib/util.py, .env"}
+	if diff := cmp.Diff(want, migrate(old, more)); diff != "" {
+		t.Errorf("migrate (-want +got):\n%s", diff)
+	}
+}
+
+// FuzzReadFiles: any config content is read without error or panic, and
+// every file found lies inside the root.
+func FuzzReadFiles(f *testing.F) {
+	f.Add([]byte(`{"base": "b.json", "x": [1, "c.yaml"]}`))
+	f.Add([]byte("defaults:\n  - model: small\n  - override /optim: [adam, sgd]\n  - 3\n  - {a: null}\n"))
+	f.Add([]byte("#!/bin/sh\nsource ../../etc/passwd\n. b.json > c.yaml\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		root := writeTree(t, map[string]string{"b.json": "{}", "c.yaml": "a: 1", "model/small.yaml": "h: 1"})
+		if err := os.WriteFile(filepath.Join(root, "a.yaml"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := readFiles(root, root, &adapter.Adapter{}, []string{"bash a.yaml"}, nil, []string{"a.yaml"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range got {
+			if strings.HasPrefix(p, "../") || filepath.IsAbs(p) {
+				t.Fatalf("found %s outside the root", p)
+			}
+		}
+	})
+}
