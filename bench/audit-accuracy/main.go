@@ -35,7 +35,8 @@ type trainFact struct {
 	Cmd     string `yaml:"cmd"`
 	Program string `yaml:"program"`
 	// Or lists other programs the humans document as the way to train
-	// (a wrapper script and the script it runs).
+	// (wrapper scripts that run Program with its arguments written in
+	// them: args are not asked of them).
 	Or   []string `yaml:"or"`
 	Args []string `yaml:"args"`
 	At   string   `yaml:"at"`
@@ -210,17 +211,19 @@ func trainMatches(want trainFact, drafted string) bool {
 		return false
 	}
 	got := program(shellFields(drafted))
-	same := false
-	for _, p := range append([]string{want.Program}, want.Or...) {
+	runs := func(p string) bool {
 		w := program(shellFields("python " + p))
 		if strings.HasPrefix(p, "-m ") {
 			w = p
 		}
-		if got == w || strings.HasSuffix(got, "/"+w) {
-			same = true
+		return got == w || strings.HasSuffix(got, "/"+w)
+	}
+	for _, p := range want.Or {
+		if runs(p) {
+			return true
 		}
 	}
-	if !same {
+	if !runs(want.Program) {
 		return false
 	}
 	for _, a := range want.Args {

@@ -3,6 +3,7 @@ package audit
 import (
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/rlxp/rlxp/internal/guard"
@@ -418,6 +419,10 @@ func (a *assembler) entryPoints() {
 	}
 	kindOrder := map[string]int{"train": 0, "eval": 1, "other": 2}
 	usual := a.usualTargets()
+	mentioned := a.mentions()
+	for i := range out {
+		a.trainEvidence(&out[i], mentioned)
+	}
 	via := func(e EntryPoint) int {
 		switch {
 		case e.wraps && e.Via == "shell":
@@ -452,6 +457,9 @@ func (a *assembler) entryPoints() {
 		if usual[out[i].Target] != usual[out[j].Target] {
 			return usual[out[i].Target]
 		}
+		if out[i].score != out[j].score {
+			return out[i].score > out[j].score
+		}
 		if via(out[i]) != via(out[j]) {
 			return via(out[i]) < via(out[j])
 		}
@@ -470,6 +478,75 @@ func (a *assembler) entryPoints() {
 		}
 	}
 	a.rep.EntryPoints = out
+}
+
+// mentions are the stems of the scripts the documents name, with where
+// each is first named.
+func (a *assembler) mentions() map[string]Evidence {
+	out := map[string]Evidence{}
+	for _, f := range a.files {
+		for _, h := range f.hits {
+			if _, ok := out[h.name]; h.cat == catMention && !ok {
+				out[h.name] = ev(f, h.line, "")
+			}
+		}
+	}
+	return out
+}
+
+// trainEvidence weighs what says an entry point is the way to train when
+// no document shows its command: the documents name it (or what it
+// runs), it wraps a script of the repository, the program trains (a
+// backward pass, an optimiser step, a framework's learn or train), it
+// parses options, it is named train, main or run, and scripts or usage
+// lines run it.
+func (a *assembler) trainEvidence(e *EntryPoint, mentioned map[string]Evidence) {
+	targets := []string{e.Target}
+	for _, r := range e.Runs {
+		if f := strings.Fields(r); len(f) > 1 {
+			targets = append(targets, f[len(f)-1])
+		}
+	}
+	stem := func(p string) string {
+		b := path.Base(p)
+		return strings.TrimSuffix(b, path.Ext(b))
+	}
+	name := e.Target
+	if w := strings.Fields(e.Command); name == "" && len(w) > 0 {
+		name = w[min(1, len(w)-1)]
+	}
+	for _, t := range append(targets, name) {
+		if at, ok := mentioned[stem(t)]; ok && t != "" {
+			e.score += 3
+			e.why = append(e.why, "named in "+at.String())
+			break
+		}
+	}
+	if e.wraps {
+		e.score++
+		e.why = append(e.why, "a script that runs "+strings.Join(e.Runs, ", "))
+	}
+	for _, t := range targets {
+		if f := a.byPath[t]; f != nil {
+			if h, ok := f.first(catTrains, ""); ok {
+				e.score += 2
+				e.why = append(e.why, "trains ("+ev(f, h.line, "").String()+")")
+				break
+			}
+		}
+	}
+	if e.Confidence == High && (e.Via == "script" || e.Via == "module") {
+		e.score++
+		e.why = append(e.why, "parses its options")
+	}
+	if b := strings.ToLower(stem(name)); strings.HasPrefix(b, "train") || strings.HasPrefix(b, "main") || strings.HasPrefix(b, "run") {
+		e.score++
+		e.why = append(e.why, "named "+path.Base(name))
+	}
+	if e.refs > 0 {
+		e.score += min(e.refs, 2)
+		e.why = append(e.why, "run by "+strconv.Itoa(e.refs)+" example or usage line(s)")
+	}
 }
 
 // templated reports a documented command with placeholders to fill in

@@ -90,6 +90,10 @@ type EntryPoint struct {
 	docArgv []string
 	docAt   Evidence // where: earlier documented first
 	docTrn  bool     // the documented command trains (runner.py --train, spinup.run ppo)
+	// score weighs the evidence that it is the way to train, for
+	// choosing among undocumented candidates; why says what it is.
+	score int
+	why   []string
 }
 
 // A Tag is a metric tag the code logs.

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"fmt"
 	"path"
 	"sort"
 	"strconv"
@@ -344,6 +345,39 @@ func dedupeWords(s string) string {
 // builtinPreflight is rlxp's own preflight, for repositories without one.
 const builtinPreflight = "rlxp preflight {experiment} --seed {seed}"
 
+// chosenTrain says why commands.train is the entry point it is when no
+// document shows how to train: the evidence it has, how sure the choice
+// is, and the next candidates.
+func (a *assembler) chosenTrain(train *EntryPoint, n int) string {
+	var alts []string
+	next := 0
+	for _, e := range a.rep.EntryPoints {
+		if e.Kind != "train" || e.Via == "console_script" || e.Command == train.Command {
+			continue
+		}
+		if len(alts) == 0 {
+			next = e.score
+		}
+		if len(alts) < 3 {
+			alts = append(alts, e.Command)
+		}
+	}
+	conf := Low
+	if train.score >= next+2 {
+		conf = Medium
+	}
+	why := "no more evidence than the others"
+	if len(train.why) > 0 {
+		why = strings.Join(train.why, "; ")
+	}
+	more := ""
+	if n-1 > len(alts) {
+		more = fmt.Sprintf(" and %d more", n-1-len(alts))
+	}
+	return fmt.Sprintf("no README or docs command shows how to train: commands.train uses %s, of %d training entry points, by its evidence (%s); confidence %s; alternatives: %s%s",
+		train.Command, n, why, conf, strings.Join(alts, ", "), more)
+}
+
 func (a *assembler) draft() {
 	d := &a.rep.Adapter
 	d.Commands = map[string]string{}
@@ -363,7 +397,9 @@ func (a *assembler) draft() {
 			ckpt = strings.TrimPrefix(o.Path, "{run_dir}/")
 		}
 	}
-	if n := a.countKind("train"); n > 1 && train != nil {
+	if n := a.countKind("train"); n > 1 && train != nil && train.docRank == 0 {
+		d.Notes = append(d.Notes, a.chosenTrain(train, n))
+	} else if n > 1 && train != nil {
 		d.Notes = append(d.Notes, strconv.Itoa(n)+" training entry points: commands.train uses "+train.Command+"; pick the one under study")
 	}
 	if train != nil {

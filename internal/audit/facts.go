@@ -21,6 +21,7 @@ const (
 	catHydra       = "hydra_override"
 	catSignal      = "signal"
 	catTrains      = "trains"
+	catMention     = "mention" // a script a document names (train_mpe.sh), by its stem
 )
 
 // A hit is one simple fact found on one line of one file.

@@ -180,6 +180,19 @@ func (p *pyScan) mainGuard() {
 		}
 		return true
 	})
+	if p.f.has(catMain, "") {
+		return
+	}
+	// A script without the guard: it parses its command line at module
+	// level (args = parser.parse_args() in column 0).
+	p.t.each(".parse_args(", func(off int) bool {
+		ls := strings.LastIndexByte(p.s[:off], '\n') + 1
+		if p.code(off) && ls < len(p.s) && p.s[ls] != ' ' && p.s[ls] != '\t' {
+			p.add(catMain, "script", "", off, Medium)
+			return false
+		}
+		return true
+	})
 }
 
 // call returns the argument list of the call whose name ends just before
@@ -568,6 +581,20 @@ func (p *pyScan) trains() {
 			return
 		}
 	}
+	// An agent's own training step: agent.train(batch), policy.train(
+	// replay_buffer, batch_size); not a module's mode switch
+	// (model.train(), model.train(False)).
+	p.t.each(".train(", func(off int) bool {
+		rest := strings.TrimLeft(p.s[off+len(".train("):min(len(p.s), off+64)], " ")
+		if !p.code(off) || rest == "" || rest[0] == ')' || strings.HasPrefix(rest, "True") || strings.HasPrefix(rest, "False") || strings.HasPrefix(rest, "mode") {
+			return true
+		}
+		if ls := strings.LastIndexByte(p.s[:off], '\n') + 1; strings.HasPrefix(strings.TrimSpace(p.s[ls:off]), "def ") {
+			return true
+		}
+		p.add(catTrains, ".train(", "", off, Medium)
+		return false
+	})
 }
 
 // customEnv finds environment classes a repository writes itself.

@@ -592,6 +592,28 @@ func makeAssign(l string) (string, string, bool) {
 // scanReadme reads the command lines of a README's code.
 func (sc *scanner) scanReadme(f *facts, t *text) {
 	f.commands = append(f.commands, commandLines(t.s, 1, "readme")...)
+	// The scripts the text names, in prose or links as well as in
+	// commands: which of several ways to train its humans talk about.
+	s := t.s
+	for _, ext := range []string{".py", ".sh"} {
+		for i := strings.Index(s, ext); i >= 0; {
+			end := i + len(ext)
+			if end == len(s) || !isIdent(s[end]) {
+				k := i
+				for k > 0 && (isIdent(s[k-1]) || s[k-1] == '-') {
+					k--
+				}
+				if k < i {
+					f.add(catMention, s[k:i], "", t.lineOf(k), "", Medium)
+				}
+			}
+			j := strings.Index(s[end:], ext)
+			if j < 0 {
+				break
+			}
+			i = end + j
+		}
+	}
 }
 
 // scanEnv reads a .env config or template: a config system, and the
