@@ -107,14 +107,17 @@ func Compute(ctx context.Context, root string, ad *adapter.Adapter, adapterFile 
 // code's scope; outside git, all of them. The adapter's env files are
 // pinned whatever git says, and as absent ("") when missing.
 func (m *Material) pinReads(ctx context.Context, root string, ad *adapter.Adapter, g gitView, cmds, outputs []string) error {
-	var users []string
+	var loaders, code []string
 	if g.in {
 		var err error
-		if users, err = dotenvUsers(ctx, root, g.scope); err != nil {
+		if loaders, err = gitLoaders(ctx, root, g.scope); err != nil {
+			return err
+		}
+		if code, err = ignoredPython(ctx, root, g.scope); err != nil {
 			return err
 		}
 	}
-	reads, err := readFiles(root, g.top, ad, cmds, outputs, users)
+	reads, err := readFiles(root, g.top, ad, cmds, outputs, loaders, code)
 	if err != nil {
 		return err
 	}

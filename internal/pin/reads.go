@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path"
@@ -37,12 +38,20 @@ const (
 )
 
 // dotenvPattern matches code that loads an env file on its own:
-// python-dotenv, pydantic's env_file.
-const dotenvPattern = `load_dotenv|dotenv_values|find_dotenv|read_dotenv|env_file`
+// python-dotenv, pydantic's env_file. hydraPattern matches a Hydra entry
+// point's config directory (@hydra.main, initialize).
+const (
+	dotenvPattern = `load_dotenv|dotenv_values|find_dotenv|read_dotenv|env_file`
+	hydraPattern  = `config_path`
+)
 
 // Compiled on first use, not at start-up.
 var (
 	dotenv = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(dotenvPattern) })
+	// hydraDir captures a Hydra config_path literal.
+	hydraDir = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`config_path\s*=\s*(?:"([^"\n]*)"|'([^'\n]*)')`)
+	})
 	// redirect matches a shell redirection or tee and its target: a file
 	// a script writes, not one it reads.
 	redirect = sync.OnceValue(func() *regexp.Regexp {
@@ -72,13 +81,22 @@ type readSearch struct {
 	found     map[string]bool
 	queue     []string
 	cfgRoots  map[string]bool // directories holding Hydra configs
+	// cfgDirs are Hydra config directories (a config_path, --config-path,
+	// --config-dir, a file:// search path): every config in them may be
+	// picked from the command line, so all are read; true once walked.
+	cfgDirs map[string]bool
 }
 
 // readFiles lists, relative to root, the files the commands read that lie
 // inside the repository (top), except rlxp's state and what runs write.
-// dotenvUsers are code files (root-relative) that load an env file.
-func readFiles(root, top string, ad *adapter.Adapter, cmds, outputs, dotenvUsers []string) ([]string, error) {
-	s := &readSearch{root: root, top: top, skip: outputs, found: map[string]bool{}, cfgRoots: map[string]bool{}}
+// loaders are code files (root-relative) that may load an env file or
+// name a Hydra config directory (gitLoaders); extra are files read besides
+// (ignored Python code).
+func readFiles(root, top string, ad *adapter.Adapter, cmds, outputs, loaders, extra []string) ([]string, error) {
+	s := &readSearch{root: root, top: top, skip: outputs, found: map[string]bool{}, cfgRoots: map[string]bool{}, cfgDirs: map[string]bool{}}
+	for _, f := range extra {
+		s.add(s.resolve(root, f)...)
+	}
 	if ad.Config.Default != "" {
 		s.add(s.resolve(root, ad.Config.Default)...)
 	}
@@ -102,7 +120,7 @@ func readFiles(root, top string, ad *adapter.Adapter, cmds, outputs, dotenvUsers
 			case prev == "--config-name" || prev == "-cn":
 				cfgName = w
 			case prev == "--config-dir" || prev == "-cd":
-				s.cfgRoots[filepath.Join(root, w)] = true
+				s.configDir(filepath.Join(root, w))
 			case loadsDotEnv(w):
 				s.add(s.resolve(root, ".env")...)
 			}
@@ -113,7 +131,7 @@ func readFiles(root, top string, ad *adapter.Adapter, cmds, outputs, dotenvUsers
 				case k == "--config-name":
 					cfgName = v
 				case k == "--config-dir":
-					s.cfgRoots[filepath.Join(root, v)] = true
+					s.configDir(filepath.Join(root, v))
 				case !strings.HasPrefix(k, "-"):
 					overrides = append(overrides, [2]string{strings.TrimLeft(k, "+~"), v})
 				}
@@ -121,15 +139,22 @@ func readFiles(root, top string, ad *adapter.Adapter, cmds, outputs, dotenvUsers
 			}
 			s.add(s.resolve(root, w)...)
 		}
+		// Paths inside words too: $(cat .env), --env-file=.env.
+		for _, t := range strings.FieldsFunc(cmd, delimiter) {
+			s.add(s.resolve(root, strings.TrimPrefix(t, "@"))...)
+		}
 		if cfgPath != "" {
-			s.cfgRoots[filepath.Join(root, cfgPath)] = true
+			s.configDir(filepath.Join(root, cfgPath))
 			if cfgName != "" {
 				s.add(s.resolve(root, path.Join(cfgPath, strings.TrimSuffix(cfgName, ".yaml")+".yaml"))...)
 			}
 		}
 	}
-	for _, u := range dotenvUsers {
-		s.loadsEnv(filepath.Join(root, u))
+	for _, u := range loaders {
+		abs := filepath.Join(root, u)
+		if data, ok := readText(abs); ok {
+			s.inspect(abs, data)
+		}
 	}
 	if err := s.follow(); err != nil {
 		return nil, err
@@ -154,9 +179,15 @@ func readFiles(root, top string, ad *adapter.Adapter, cmds, outputs, dotenvUsers
 
 // follow reads every queued file for the files it names.
 func (s *readSearch) follow() error {
-	for len(s.queue) > 0 {
+	for {
+		if len(s.queue) == 0 && !s.walkConfigDirs() {
+			return nil
+		}
 		if len(s.found) > maxReads {
 			return fmt.Errorf("the run reads more than %d files (configs naming configs); name fewer", maxReads)
+		}
+		if len(s.queue) == 0 {
+			continue
 		}
 		abs := s.queue[0]
 		s.queue = s.queue[1:]
@@ -165,9 +196,7 @@ func (s *readSearch) follow() error {
 			continue
 		}
 		dir := filepath.Dir(abs)
-		if dotenv().Match(data) {
-			s.loadsEnv(abs)
-		}
+		s.inspect(abs, data)
 		if !scannable(abs, data) {
 			continue
 		}
@@ -177,6 +206,10 @@ func (s *readSearch) follow() error {
 		}
 		for _, t := range strings.FieldsFunc(text, delimiter) {
 			t = strings.TrimRight(t, ":.")
+			if d, ok := strings.CutPrefix(t, "file://"); ok {
+				s.configDir(filepath.Join(s.root, d)) // a Hydra search path
+				continue
+			}
 			if strings.ContainsAny(t, "/.") && !strings.Contains(t, "://") && len(t) < 1024 {
 				s.add(s.resolve(dir, t)...)
 				s.add(s.resolve(s.root, t)...)
@@ -187,6 +220,55 @@ func (s *readSearch) follow() error {
 		}
 	}
 	return nil
+}
+
+// inspect looks at what a file loads on its own: an env file
+// (python-dotenv), a Hydra config directory.
+func (s *readSearch) inspect(abs string, data []byte) {
+	if dotenv().Match(data) {
+		s.loadsEnv(abs)
+	}
+	for _, m := range hydraDir().FindAllSubmatch(data, -1) {
+		// Relative to the file that declares it.
+		s.configDir(filepath.Join(filepath.Dir(abs), string(m[1])+string(m[2])))
+	}
+}
+
+// configDir records a Hydra config directory, to be walked once.
+func (s *readSearch) configDir(d string) {
+	d = filepath.Clean(d)
+	if _, seen := s.cfgDirs[d]; seen {
+		return
+	}
+	if st, err := os.Stat(d); err == nil && st.IsDir() {
+		s.cfgDirs[d] = false
+		s.cfgRoots[d] = true
+	}
+}
+
+// walkConfigDirs queues every YAML file under the config directories not
+// walked yet, and says whether there were any.
+func (s *readSearch) walkConfigDirs() bool {
+	walked := false
+	for d, done := range s.cfgDirs {
+		if done {
+			continue
+		}
+		s.cfgDirs[d], walked = true, true
+		_ = filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
+			if err != nil || len(s.found) > maxReads {
+				return filepath.SkipDir
+			}
+			if e.IsDir() && (e.Name() == ".git" || e.Name() == ".rlxp") {
+				return filepath.SkipDir
+			}
+			if ext := filepath.Ext(p); !e.IsDir() && (ext == ".yaml" || ext == ".yml") {
+				s.add(s.resolve(d, p)...)
+			}
+			return nil
+		})
+	}
+	return walked
 }
 
 // loadsEnv adds what code that loads an env file reads: the .env
@@ -397,10 +479,11 @@ func ignored(ctx context.Context, root string, paths []string) (map[string]bool,
 	return out, nil
 }
 
-// dotenvUsers lists the code files (root-relative) in scope that load an
-// env file themselves, by git grep over tracked and untracked files.
-func dotenvUsers(ctx context.Context, root string, sc codeScope) ([]string, error) {
-	args := append([]string{"-C", root, "grep", "-l", "-z", "-I", "--untracked", "-E", dotenvPattern, "--"}, sc.specs...)
+// gitLoaders lists the files (root-relative) in scope that may load an env
+// file or name a Hydra config directory, by git grep over tracked and
+// untracked files.
+func gitLoaders(ctx context.Context, root string, sc codeScope) ([]string, error) {
+	args := append([]string{"-C", root, "grep", "-l", "-z", "-I", "--untracked", "-E", dotenvPattern + "|" + hydraPattern, "--"}, sc.specs...)
 	cmd := exec.CommandContext(ctx, "git", args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -419,4 +502,58 @@ func dotenvUsers(ctx context.Context, root string, sc codeScope) ([]string, erro
 		}
 	}
 	return out, nil
+}
+
+// ignoredPython lists the Python files (root-relative) in scope that git
+// ignores (local_settings.py, a vendored package): code the run may
+// import that git status does not show. Virtual environments and caches
+// are left out: they are the interpreter's, not the repository's.
+func ignoredPython(ctx context.Context, root string, sc codeScope) ([]string, error) {
+	specs := make([]string, len(sc.specs))
+	for i, d := range sc.specs {
+		switch d {
+		case ".":
+			specs[i] = "*.py"
+		case ":/":
+			specs[i] = ":/*.py"
+		default:
+			specs[i] = d + "/*.py"
+		}
+	}
+	res, err := git(ctx, root, append([]string{"ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--"}, specs...)...)
+	if err != nil {
+		return nil, err
+	}
+	venv := map[string]bool{}
+	var out []string
+	for _, p := range strings.Split(string(res), "\x00") {
+		if p != "" && !isState(p) && !interpreters(root, p, venv) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// interpreters says whether a root-relative path lies in a virtual
+// environment (a directory holding pyvenv.cfg), an installed package tree
+// or a cache. venv remembers the directories looked at.
+func interpreters(root, p string, venv map[string]bool) bool {
+	parts := strings.Split(p, "/")
+	for i, seg := range parts[:len(parts)-1] {
+		switch seg {
+		case "site-packages", "dist-packages", "node_modules", "__pycache__", ".tox", ".nox", ".git":
+			return true
+		}
+		d := strings.Join(parts[:i+1], "/")
+		is, ok := venv[d]
+		if !ok {
+			_, err := os.Stat(filepath.Join(root, d, "pyvenv.cfg"))
+			is = err == nil
+			venv[d] = is
+		}
+		if is {
+			return true
+		}
+	}
+	return false
 }

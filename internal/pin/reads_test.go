@@ -65,8 +65,23 @@ func TestReadFiles(t *testing.T) {
 			"conf/model/small.yaml": "h: 1", "conf/model/big.yaml": "h: 9", "conf/model/unused.yaml": "h: 0",
 			"conf/optim/adam.yaml": "lr: 1", "conf/local/site.yaml": "s: 1", "conf/db.yaml": "d: 1",
 		},
-		cmd:  "python3 train.py --config-path conf --config-name config model=big",
+		cmd:  "python3 train.py --hydra=conf/config.yaml model=big",
 		want: []string{"conf/config.yaml", "conf/db.yaml", "conf/local/site.yaml", "conf/model/big.yaml", "conf/model/small.yaml", "conf/optim/adam.yaml"},
+	}, {
+		name: "Hydra config directories: every config in them",
+		files: map[string]string{
+			"src/train.py": "@hydra.main(config_path=\"../conf\", config_name=\"config\")\n",
+			"conf/config.yaml": "hydra:\n  searchpath: [file://site_conf]\n", "conf/model/any.yaml": "h: 1",
+			"site_conf/local.yaml": "x: 1", "other/config.yaml": "not a config dir",
+			"cli/a.yml": "a: 1",
+		},
+		cmd: "python3 src/train.py --config-dir cli", users: []string{"src/train.py"},
+		want: []string{"cli/a.yml", "conf/config.yaml", "conf/model/any.yaml", "site_conf/local.yaml", "src/train.py"},
+	}, {
+		name:  "paths inside the command's words",
+		files: map[string]string{".env": "A=1", "opts.txt": "--lr 1"},
+		cmd:   "env $(cat .env) python3 train.py @opts.txt",
+		want:  []string{".env", "opts.txt"},
 	}, {
 		name: "a script's sourced files, not its redirection targets",
 		files: map[string]string{
@@ -102,7 +117,7 @@ func TestReadFiles(t *testing.T) {
 			root := writeTree(t, tc.files)
 			ad := &adapter.Adapter{}
 			ad.Config.Default = tc.def
-			got, err := readFiles(root, root, ad, []string{tc.cmd}, tc.outputs, tc.users)
+			got, err := readFiles(root, root, ad, []string{tc.cmd}, tc.outputs, tc.users, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -201,7 +216,7 @@ func FuzzReadFiles(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(root, "a.yaml"), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		got, err := readFiles(root, root, &adapter.Adapter{}, []string{"bash a.yaml"}, nil, []string{"a.yaml"})
+		got, err := readFiles(root, root, &adapter.Adapter{}, []string{"bash a.yaml"}, nil, []string{"a.yaml"}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
