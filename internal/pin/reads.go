@@ -180,13 +180,13 @@ func readFiles(root, top string, ad *adapter.Adapter, cmds, outputs, loaders, ex
 // follow reads every queued file for the files it names.
 func (s *readSearch) follow() error {
 	for {
-		if len(s.queue) == 0 && !s.walkConfigDirs() {
-			return nil
-		}
 		if len(s.found) > maxReads {
 			return fmt.Errorf("the run reads more than %d files (configs naming configs); name fewer", maxReads)
 		}
 		if len(s.queue) == 0 {
+			if !s.walkConfigDirs() {
+				return nil
+			}
 			continue
 		}
 		abs := s.queue[0]
@@ -219,7 +219,6 @@ func (s *readSearch) follow() error {
 			s.hydraDefaults(abs, data)
 		}
 	}
-	return nil
 }
 
 // inspect looks at what a file loads on its own: an env file
