@@ -70,7 +70,7 @@ func TestReadFiles(t *testing.T) {
 	}, {
 		name: "Hydra config directories: every config in them",
 		files: map[string]string{
-			"src/train.py": "@hydra.main(config_path=\"../conf\", config_name=\"config\")\n",
+			"src/train.py":     "@hydra.main(config_path=\"../conf\", config_name=\"config\")\n",
 			"conf/config.yaml": "hydra:\n  searchpath: [file://site_conf]\n", "conf/model/any.yaml": "h: 1",
 			"site_conf/local.yaml": "x: 1", "other/config.yaml": "not a config dir",
 			"cli/a.yml": "a: 1",
