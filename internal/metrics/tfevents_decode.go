@@ -9,7 +9,6 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
-	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -94,11 +93,11 @@ type tfBatch struct {
 	extras  []tfExtra // one per entry that is not a simple value, in order
 	err     error     // what stopped the chunk after these entries
 
-	// For a summarizer, a chunk of simple values only is summarized per
-	// tag by its worker (sums, in order of first appearance), so that
-	// delivery costs per tag, not per point.
-	summarized bool
-	sums       []tfSum
+	// For a summarizer, the simple values of a chunk up to its first
+	// other entry are summed per tag by its worker (sums, in order of
+	// first appearance) instead of kept as entries, so that delivery costs
+	// per tag, not per point. They come before the entries.
+	sums []tfSum
 
 	// Non-scalar values the worker skipped, by kind; most chunks have none.
 	skips map[string]int64
@@ -122,7 +121,7 @@ type tfSum struct {
 
 func (b *tfBatch) reset() {
 	b.entries, b.flags, b.extras, b.err = b.entries[:0], b.flags[:0], b.extras[:0], nil
-	b.summarized, b.sums = false, b.sums[:0]
+	b.sums = b.sums[:0]
 	clear(b.skips)
 	b.start, b.end, b.trunc, b.starts, b.seen, b.maxStep = -1, -1, false, b.starts[:0], false, 0
 }
@@ -132,39 +131,6 @@ func (b *tfBatch) skip(kind string) {
 		b.skips = make(map[string]int64)
 	}
 	b.skips[kind]++
-}
-
-// summarize fills b.sums when the chunk holds only simple values.
-func (b *tfBatch) summarize() {
-	if len(b.extras) > 0 {
-		return
-	}
-	b.summarized = true
-	k := 0 // where the next entry's tag is most likely: tags repeat in order
-	for i := range b.entries {
-		e := &b.entries[i]
-		if k >= len(b.sums) || b.sums[k].t != e.t {
-			k = slices.IndexFunc(b.sums, func(s tfSum) bool { return s.t == e.t })
-			if k < 0 {
-				k = len(b.sums)
-				b.sums = append(b.sums, tfSum{t: e.t})
-			}
-		}
-		s := &b.sums[k]
-		k++
-		if b.flags[i]&tfeOrphan != 0 {
-			s.orphans++
-			continue
-		}
-		if s.n == 0 {
-			s.first = e.step
-		}
-		s.n++
-		s.last, s.value = e.step, e.value
-		if math.IsNaN(e.value) || math.IsInf(e.value, 0) {
-			s.nonFinite++
-		}
-	}
 }
 
 // tfJob is a chunk given to a worker.
@@ -226,7 +192,8 @@ func (dv *tfDelivery) deliver(b *tfBatch) error {
 	for k, n := range b.skips {
 		dv.decoded[k] += n
 	}
-	if sm, ok := dv.sink.(summarizer); ok && b.summarized {
+	if len(b.sums) > 0 {
+		sm := dv.sink.(summarizer) // workers sum only for a summarizer
 		for _, s := range b.sums {
 			if !dv.want(s.t) {
 				continue
@@ -237,7 +204,6 @@ func (dv *tfDelivery) deliver(b *tfBatch) error {
 				dv.points += s.n
 			}
 		}
-		return b.err
 	}
 	x := 0 // next extra
 	for i := range b.entries {
@@ -383,6 +349,8 @@ type tfLocalTag struct {
 	next   *tfLocalTag // the tag that followed this one last time
 	plugin string      // the plugin last passed on for it in chunk gen
 	gen    int
+	sumGen int // the chunk of its sum, b.sums[sum]
+	sum    int
 }
 
 func (st *tfReadState) newWorker(reg *tfRegistry, restarts []tfRestart) *tfWorker {
@@ -434,9 +402,6 @@ func (wk *tfWorker) run(jobs <-chan *tfJob, batches chan *tfBatch, stop <-chan s
 			return
 		}
 		wk.chunk(j)
-		if wk.summarize {
-			wk.batch.summarize()
-		}
 		j.out <- wk.batch // buffered: never blocks
 	}
 }
@@ -656,11 +621,38 @@ func (wk *tfWorker) simple(tag []byte, bits uint32) {
 		wk.skip("values without a tag")
 		return
 	}
-	t := wk.lookup(tag).t
-	if t.want.Load() == tfWantNo {
+	l := wk.lookup(tag)
+	if l.t.want.Load() == tfWantNo {
 		return
 	}
-	wk.add(t, tfeSimple, float64(math.Float32frombits(bits)), "")
+	wk.addSimple(l, float64(math.Float32frombits(bits)))
+}
+
+// addSimple takes in a simple value of the current record: summed while
+// the batch holds no other entry, else as an entry.
+func (wk *tfWorker) addSimple(l *tfLocalTag, v float64) {
+	b := wk.batch
+	if !wk.summarize || len(b.extras) > 0 {
+		wk.add(l.t, tfeSimple, v, "")
+		return
+	}
+	if l.sumGen != wk.gen || l.sum >= len(b.sums) || b.sums[l.sum].t != l.t {
+		l.sumGen, l.sum = wk.gen, len(b.sums)
+		b.sums = append(b.sums, tfSum{t: l.t})
+	}
+	s := &b.sums[l.sum]
+	if wk.purge && wk.step >= wk.threshold {
+		s.orphans++
+		return
+	}
+	if s.n == 0 {
+		s.first = wk.step
+	}
+	s.n++
+	s.last, s.value = wk.step, v
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		s.nonFinite++
+	}
 }
 
 // eventSlow decodes an Event of any layout.
@@ -893,7 +885,7 @@ func (wk *tfWorker) value(b []byte) error {
 	switch kind {
 	case tfKindSimple:
 		if !unwanted {
-			wk.add(t, tfeSimple, float64(math.Float32frombits(simple)), "")
+			wk.addSimple(l, float64(math.Float32frombits(simple)))
 		}
 	case tfKindTensor:
 		if unwanted {

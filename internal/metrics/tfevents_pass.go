@@ -83,9 +83,6 @@ func (st *tfReadState) onePass(reg *tfRegistry, dv *tfDelivery) (end int64, trun
 					return
 				}
 				wk.pass(j.a, j.b, -1)
-				if wk.summarize {
-					wk.batch.summarize()
-				}
 				j.out <- wk.batch // buffered: never blocks
 			}
 		}()
@@ -122,9 +119,6 @@ func (st *tfReadState) onePass(reg *tfRegistry, dv *tfDelivery) (end int64, trun
 			batches <- b
 			inline.batch.reset()
 			inline.pass(j.a, j.b, end)
-			if summarize {
-				inline.batch.summarize()
-			}
 			use = inline.batch
 		}
 		if use.err != nil || !spec.take(use) {

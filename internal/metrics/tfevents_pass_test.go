@@ -57,14 +57,57 @@ func tfOutcomes(t *testing.T, data []byte, chunk int64) (two, one binFuzzOutcome
 	return two, outcome(rs.binSink, info, err), rs.rewinds
 }
 
-// tfSameOutcomes fails unless both ways read data alike.
+// tfSameOutcomes fails unless both ways read data alike, and alike
+// summarise it for inspect.
 func tfSameOutcomes(t *testing.T, data []byte, chunk int64) int {
 	t.Helper()
 	two, one, rewinds := tfOutcomes(t, data, chunk)
 	if !binSameOutcome(&two, &one) {
 		t.Fatalf("chunks of %d bytes: one pass differs from two (-two +one):\n%s", chunk, cmp.Diff(two, one, cmpopts.EquateNaNs(), cmpopts.EquateEmpty()))
 	}
+
+	type summary struct {
+		Tags []TagSummary
+		Info Info
+		Err  string
+	}
+	summarize := func(s *summarySink, sink Sink, chunk int64) summary {
+		st := &tfReadState{path: "f.tfevents", r: bytes.NewReader(data), size: int64(len(data)), win: tfWindowSize(int64(len(data))),
+			chunk: chunk, crc8: newTFCRC8(), tab: crc32.MakeTable(crc32.Castagnoli)}
+		info, err := st.read(sink, Info{Format: TFEvents})
+		sortTags(s.tags)
+		out := summary{Tags: s.tags, Info: info}
+		if err != nil {
+			out.Err = err.Error()
+		}
+		return out
+	}
+	byPoint := &summarySink{index: map[string]int{}}
+	want := summarize(byPoint, tfPointSink{byPoint}, chunk)
+	twoSums, oneSums := &summarySink{index: map[string]int{}}, &summarySink{index: map[string]int{}}
+	for _, got := range []summary{
+		summarize(twoSums, tfTwoPassSummary{tfPointSink{twoSums}}, chunk),
+		summarize(oneSums, oneSums, chunk),
+	} {
+		if diff := cmp.Diff(want, got, cmpopts.EquateNaNs(), cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("chunks of %d bytes: summaries differ (-points +summed):\n%s", chunk, diff)
+		}
+	}
 	return rewinds
+}
+
+// tfPointSink passes points to a summarySink one by one: no sums, no
+// rewinding.
+type tfPointSink struct{ s *summarySink }
+
+func (p tfPointSink) Want(tag string) bool             { return p.s.Want(tag) }
+func (p tfPointSink) Point(tag string, pt Point) error { return p.s.Point(tag, pt) }
+
+// tfTwoPassSummary takes sums but cannot be rewound: two passes.
+type tfTwoPassSummary struct{ tfPointSink }
+
+func (p tfTwoPassSummary) merge(tag string, n int64, firstStep, lastStep int64, last float64, nonFinite int64) {
+	p.s.merge(tag, n, firstStep, lastStep, last, nonFinite)
 }
 
 // The one-pass read gives what the two passes give, whatever the chunk
