@@ -188,6 +188,8 @@ func (a *assembler) frameworks() {
 		for _, f := range a.files {
 			for _, h := range f.hits {
 				switch {
+				case h.cat == catImport && moduleMatch(h.name, p.Detect.Helpers):
+					add(Low, ev(f, h.line, h.text))
 				case h.cat == catImport && moduleMatch(h.name, p.Detect.Imports):
 					add(High, ev(f, h.line, h.text))
 					used = used || f.has(catTrains, "") || f.has(catMain, "")
@@ -594,6 +596,13 @@ func (a *assembler) logging() {
 					}
 				}
 			}
+		}
+	}
+	// A metrics file the code writes is a backend of its format
+	// (Monitor's *.monitor.csv).
+	for _, o := range a.rep.Outputs {
+		if _, known := backendNames[o.Format]; o.Kind == "metrics" && known && len(o.Evidence) > 0 {
+			add(o.Format, o.Confidence, o.Evidence[0])
 		}
 	}
 	a.rep.Logging = c.findings(3)

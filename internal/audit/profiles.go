@@ -18,7 +18,11 @@ type Profile struct {
 	Name    string `yaml:"name"`
 	Generic bool   `yaml:"generic"`
 	Detect  struct {
-		Imports  []string     `yaml:"imports"`
+		Imports []string `yaml:"imports"`
+		// Helpers are modules of the library a repository can use
+		// without training with it (environment wrappers, vectorised
+		// environments, running statistics): a hint, never use.
+		Helpers  []string     `yaml:"helpers"`
 		Packages []string     `yaml:"packages"`
 		Modules  []string     `yaml:"modules"`
 		Code     []codeSignal `yaml:"code"`
