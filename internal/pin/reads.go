@@ -123,6 +123,8 @@ func readFiles(root, top string, ad *adapter.Adapter, cmds, outputs, loaders, ex
 				s.configDir(filepath.Join(root, w))
 			case loadsDotEnv(w):
 				s.add(s.resolve(root, ".env")...)
+			case path.Base(w) == "make" || path.Base(w) == "just":
+				s.add(s.resolve(root, "Makefile", "makefile", "GNUmakefile", "justfile", "Justfile")...)
 			}
 			if k, v, ok := strings.Cut(w, "="); ok && k != "" {
 				switch {
@@ -412,10 +414,19 @@ func readText(abs string) ([]byte, bool) {
 func scannable(abs string, data []byte) bool {
 	base := filepath.Base(abs)
 	switch filepath.Ext(base) {
-	case ".json", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".env", ".jsonnet":
+	case ".json", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".env", ".jsonnet", ".mk":
 		return true
 	}
-	return base == ".env" || strings.HasPrefix(base, ".env.") || isShell(abs, data)
+	return base == ".env" || strings.HasPrefix(base, ".env.") || isMake(base) || isShell(abs, data)
+}
+
+// isMake says whether a file is a make or just recipe file.
+func isMake(base string) bool {
+	switch base {
+	case "Makefile", "makefile", "GNUmakefile", "justfile", "Justfile":
+		return true
+	}
+	return false
 }
 
 func isShell(abs string, data []byte) bool {
@@ -496,11 +507,21 @@ func gitLoaders(ctx context.Context, root string, sc codeScope) ([]string, error
 	}
 	var out []string
 	for _, p := range strings.Split(string(res), "\x00") {
-		if p != "" && !isState(p) {
+		if p != "" && !isState(p) && !isDoc(p) {
 			out = append(out, p)
 		}
 	}
 	return out, nil
+}
+
+// isDoc says whether a file is documentation: a mention of load_dotenv or
+// config_path there loads nothing.
+func isDoc(p string) bool {
+	switch strings.ToLower(path.Ext(p)) {
+	case ".md", ".rst", ".txt", ".html", ".ipynb", ".adoc":
+		return true
+	}
+	return false
 }
 
 // ignoredPython lists the Python files (root-relative) in scope that git
@@ -540,7 +561,10 @@ func interpreters(root, p string, venv map[string]bool) bool {
 	parts := strings.Split(p, "/")
 	for i, seg := range parts[:len(parts)-1] {
 		switch seg {
-		case "site-packages", "dist-packages", "node_modules", "__pycache__", ".tox", ".nox", ".git":
+		case "site-packages", "dist-packages", "node_modules", "__pycache__", ".tox", ".nox", ".git",
+			// What tools and runs write: copies of the code, builds.
+			"wandb", "mlruns", "multirun", "lightning_logs", "build", "dist", ".eggs",
+			".ipynb_checkpoints", ".mypy_cache", ".pytest_cache", ".ruff_cache":
 			return true
 		}
 		d := strings.Join(parts[:i+1], "/")

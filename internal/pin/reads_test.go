@@ -99,6 +99,11 @@ func TestReadFiles(t *testing.T) {
 		cmd: "python3 -m pkg.train", users: []string{"pkg/sub/settings.py"},
 		want: []string{".env", "pkg/.env", "private/extra.env"},
 	}, {
+		name:  "make reads its Makefile",
+		files: map[string]string{"Makefile": "train:\n\tpython3 train.py --config private/m.yaml\n", "private/m.yaml": "a: 1"},
+		cmd:   "make train",
+		want:  []string{"Makefile", "private/m.yaml"},
+	}, {
 		name:  "launchers that load .env themselves",
 		files: map[string]string{".env": "A=1"},
 		cmd:   "pipenv run python train.py",
@@ -226,4 +231,25 @@ func FuzzReadFiles(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestInterpreters: ignored Python under a virtual environment, an
+// installed package tree, a cache or a tool's copy of the code is not the
+// repository's code; elsewhere it is.
+func TestInterpreters(t *testing.T) {
+	root := writeTree(t, map[string]string{"env/pyvenv.cfg": "home = /usr/bin"})
+	venv := map[string]bool{}
+	for p, want := range map[string]bool{
+		"env/lib/python3/x.py":                  true,
+		"lib/site-packages/y.py":                true,
+		"wandb/run-1/files/code/train.py":       true,
+		"pkg/__pycache__/z.py":                  true,
+		"local_settings.py":                     false,
+		"private/model.py":                      false,
+		"../lib/vendored/envy/pyvenv_helper.py": false,
+	} {
+		if got := interpreters(root, p, venv); got != want {
+			t.Errorf("interpreters(%s) = %v, want %v", p, got, want)
+		}
+	}
 }
