@@ -133,7 +133,15 @@ func (p *pyScan) outputs() {
 		if !strings.ContainsAny(mode, "wa") {
 			return true
 		}
-		dirVar, name := pathParts(args[0])
+		expr := strings.TrimSpace(args[0])
+		if isName(expr) {
+			// path = os.path.join(logdir, f"{name}.csv"); open(path, "a")
+			head := p.s[max(0, off-1024):off]
+			if i := strings.LastIndex(head, expr+" = "); i >= 0 && (i == 0 || !isIdent(head[i-1]) && head[i-1] != '.') {
+				expr = strings.TrimSpace(strings.SplitN(head[i+len(expr)+3:], "\n", 2)[0])
+			}
+		}
+		dirVar, name := pathParts(expr)
 		if kind, format := outputKind(name); kind != "" {
 			p.output(name, dirVar, kind, format, off, High)
 		}
