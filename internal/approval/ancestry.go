@@ -100,36 +100,48 @@ const (
 	Codex      = "Codex"
 )
 
-// Executable names of the agent hosts. The npm launchers run under node, so
-// their package paths on the command line count as well.
-var hostNames = map[string]string{
-	"claude": ClaudeCode, "claude-code": ClaudeCode,
-	"codex": Codex, "codex-exec": Codex, "codex-linux-sandbox": Codex,
+// hostOf is the agent host an executable name belongs to, "" for none.
+func hostOf(exe string) string {
+	switch exe {
+	case "claude", "claude-code":
+		return ClaudeCode
+	case "codex", "codex-exec", "codex-linux-sandbox":
+		return Codex
+	}
+	return ""
 }
 
-var hostPackages = map[string]string{
-	"@anthropic-ai/claude-code": ClaudeCode,
-	"@openai/codex":             Codex,
+// hostPackages are the hosts' npm packages: their launchers run under
+// node, so the package paths on the command line count as well.
+func hostPackages() [2][2]string {
+	return [2][2]string{{"@anthropic-ai/claude-code", ClaudeCode}, {"@openai/codex", Codex}}
 }
 
-// Environment markers the hosts set for the commands their shell tools run
-// (read from the clients themselves): Claude Code sets CLAUDECODE=1, its
-// session and entry point, and AI_AGENT; Codex sets its thread id and
-// sandbox flags, and its npm launcher CODEX_MANAGED_BY_*. CODEX_HOME is
-// left out: people set it themselves.
-var markers = map[string]string{
-	"CLAUDECODE": ClaudeCode, "CLAUDE_CODE_ENTRYPOINT": ClaudeCode, "CLAUDE_CODE_SESSION_ID": ClaudeCode,
-	"CLAUDE_CODE_EXECPATH": ClaudeCode, "CLAUDE_CODE_CHILD_SESSION": ClaudeCode, "AI_AGENT": "an agent host",
-	"CODEX_THREAD_ID": Codex, "CODEX_SESSION_ID": Codex, "CODEX_SANDBOX": Codex, "CODEX_SANDBOX_NETWORK_DISABLED": Codex,
-	"CODEX_CI": Codex, "CODEX_MANAGED_PACKAGE_ROOT": Codex,
+// markerOf is the host an environment variable marks, "" for none: the
+// markers the hosts set for the commands their shell tools run (read from
+// the clients themselves). Claude Code sets CLAUDECODE=1, its session and
+// entry point, and AI_AGENT; Codex sets its thread id and sandbox flags,
+// and its npm launcher CODEX_MANAGED_BY_*. CODEX_HOME is left out: people
+// set it themselves.
+func markerOf(name string) string {
+	switch name {
+	case "CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CLAUDE_CODE_SESSION_ID", "CLAUDE_CODE_EXECPATH", "CLAUDE_CODE_CHILD_SESSION":
+		return ClaudeCode
+	case "AI_AGENT":
+		return "an agent host"
+	case "CODEX_THREAD_ID", "CODEX_SESSION_ID", "CODEX_SANDBOX", "CODEX_SANDBOX_NETWORK_DISABLED", "CODEX_CI", "CODEX_MANAGED_PACKAGE_ROOT":
+		return Codex
+	}
+	if strings.HasPrefix(name, "CODEX_MANAGED_BY_") {
+		return Codex
+	}
+	return ""
 }
-
-var markerPrefixes = map[string]string{"CODEX_MANAGED_BY_": Codex}
 
 // agentHost says which agent host p is or runs under, and the evidence.
 func agentHost(p Process) (host, why string) {
 	for _, name := range []string{filepath.Base(p.Exe), p.Name, firstWord(p.Argv)} {
-		if h, ok := hostNames[strings.ToLower(name)]; ok {
+		if h := hostOf(strings.ToLower(name)); h != "" {
 			return h, fmt.Sprintf("executable %q", name)
 		}
 	}
@@ -137,9 +149,9 @@ func agentHost(p Process) (host, why string) {
 		if i > 2 {
 			break
 		}
-		for pkg, h := range hostPackages {
-			if strings.Contains(a, pkg+"/") || strings.HasSuffix(a, pkg) {
-				return h, fmt.Sprintf("command line %q", a)
+		for _, p := range hostPackages() {
+			if strings.Contains(a, p[0]+"/") || strings.HasSuffix(a, p[0]) {
+				return p[1], fmt.Sprintf("command line %q", a)
 			}
 		}
 	}
@@ -148,13 +160,8 @@ func agentHost(p Process) (host, why string) {
 		if v == "" {
 			continue
 		}
-		if h, ok := markers[k]; ok {
+		if h := markerOf(k); h != "" {
 			return h, fmt.Sprintf("environment %s", k)
-		}
-		for pre, h := range markerPrefixes {
-			if strings.HasPrefix(k, pre) {
-				return h, fmt.Sprintf("environment %s", k)
-			}
 		}
 	}
 	return "", ""

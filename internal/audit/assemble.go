@@ -530,12 +530,17 @@ var loggingImports = []struct{ mod, id string }{
 }
 
 // backendNames names the backends facts record, by id.
-var backendNames = map[string]string{
-	"tensorboard": "TensorBoard", "wandb": "Weights & Biases", "mlflow": "MLflow", "csv": "CSV files",
-	"jsonl": "JSONL files", "json": "JSON files", "sb3": "Stable-Baselines3 logger", "tracking": "verl Tracking",
-	"console": "console lines", "swanlab": "SwanLab", "clearml": "ClearML", "trackio": "Trackio",
-	"neptune": "Neptune", "comet": "Comet", "aim": "Aim", "dvclive": "DVCLive", "tsv": "tab-separated text files",
+func backendNames() [17][2]string {
+	return [...][2]string{
+		{"tensorboard", "TensorBoard"}, {"wandb", "Weights & Biases"}, {"mlflow", "MLflow"}, {"csv", "CSV files"},
+		{"jsonl", "JSONL files"}, {"json", "JSON files"}, {"sb3", "Stable-Baselines3 logger"}, {"tracking", "verl Tracking"},
+		{"console", "console lines"}, {"swanlab", "SwanLab"}, {"clearml", "ClearML"}, {"trackio", "Trackio"},
+		{"neptune", "Neptune"}, {"comet", "Comet"}, {"aim", "Aim"}, {"dvclive", "DVCLive"}, {"tsv", "tab-separated text files"},
+	}
 }
+
+// knownBackend reports an id backendNames names.
+func knownBackend(id string) bool { return backendName(id) != id }
 
 // backendID is the id of a backend as facts and configs spell it.
 func backendID(b string) string {
@@ -551,8 +556,10 @@ func backendID(b string) string {
 }
 
 func backendName(id string) string {
-	if n, ok := backendNames[id]; ok {
-		return n
+	for _, b := range backendNames() {
+		if b[0] == id {
+			return b[1]
+		}
 	}
 	return id
 }

@@ -570,11 +570,14 @@ func asksHelp(argv []string) bool {
 	return false
 }
 
-// rlAlgorithms are subcommands that train (spinup.run ppo, tool grpo).
-var rlAlgorithms = map[string]bool{
-	"train": true, "ppo": true, "grpo": true, "dpo": true, "sac": true, "td3": true, "ddpg": true, "dqn": true,
-	"a2c": true, "trpo": true, "vpg": true, "impala": true, "appo": true, "rloo": true, "reinforce": true,
-	"mappo": true, "ippo": true, "qmix": true, "rlhf": true,
+// isRLAlgorithm reports subcommands that train (spinup.run ppo, tool grpo).
+func isRLAlgorithm(w string) bool {
+	switch w {
+	case "train", "ppo", "grpo", "dpo", "sac", "td3", "ddpg", "dqn", "a2c", "trpo", "vpg", "impala", "appo", "rloo",
+		"reinforce", "mappo", "ippo", "qmix", "rlhf":
+		return true
+	}
+	return false
 }
 
 // documentedTrain reports a documented command that trains although its
@@ -583,7 +586,7 @@ var rlAlgorithms = map[string]bool{
 // framework and trains.
 func (a *assembler) documentedTrain(argv []string, e *EntryPoint) bool {
 	for _, w := range argv[1:] {
-		if w == "--train" || !strings.HasPrefix(w, "-") && rlAlgorithms[strings.ToLower(w)] {
+		if w == "--train" || !strings.HasPrefix(w, "-") && isRLAlgorithm(strings.ToLower(w)) {
 			return true
 		}
 	}
@@ -609,7 +612,7 @@ func rlNamed(e EntryPoint) bool {
 	for _, w := range strings.FieldsFunc(strings.ToLower(e.Command+" "+e.Documented), func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
 	}) {
-		if w != "train" && rlAlgorithms[w] {
+		if w != "train" && isRLAlgorithm(w) {
 			return true
 		}
 	}

@@ -653,16 +653,23 @@ func (sc *scanner) scanYAML(f *facts, t *text) {
 }
 
 // backendKeys are config keys whose value lists logging backends
-// (loggers: [wandb, csv], report_to: [wandb], logger: tensorboard);
-// backendSwitches turn one on (use_wandb: true).
-var (
-	backendKeys     = []string{"loggers", "logger", "report_to", "log_with", "logging_backends", "backend", "tracker", "trackers"}
-	backendSwitches = map[string]string{
-		"use_wandb": "wandb", "enable_wandb": "wandb", "wandb_activate": "wandb", "with_wandb": "wandb", "log_wandb": "wandb",
-		"use_tb": "tensorboard", "use_tensorboard": "tensorboard", "with_tensorboard": "tensorboard", "tensorboard": "tensorboard",
-		"use_mlflow": "mlflow", "use_swanlab": "swanlab",
+// (loggers: [wandb, csv], report_to: [wandb], logger: tensorboard).
+var backendKeys = []string{"loggers", "logger", "report_to", "log_with", "logging_backends", "backend", "tracker", "trackers"}
+
+// backendSwitch is the backend a key turns on (use_wandb: true), "" for none.
+func backendSwitch(key string) string {
+	switch key {
+	case "use_wandb", "enable_wandb", "wandb_activate", "with_wandb", "log_wandb":
+		return "wandb"
+	case "use_tb", "use_tensorboard", "with_tensorboard", "tensorboard":
+		return "tensorboard"
+	case "use_mlflow":
+		return "mlflow"
+	case "use_swanlab":
+		return "swanlab"
 	}
-)
+	return ""
+}
 
 // configBackends reads the logging backends a YAML, JSON or TOML config
 // chooses: a key's value on its line or in the list below it (a YAML
@@ -685,7 +692,7 @@ func configBackends(f *facts, t *text) {
 		key = strings.Trim(strings.TrimSpace(key), `"'`)
 		val, _, _ = strings.Cut(val, " #")
 		val = strings.TrimRight(strings.TrimSpace(val), ",")
-		if b, sw := backendSwitches[strings.ToLower(key)]; sw {
+		if b := backendSwitch(strings.ToLower(key)); b != "" {
 			switch strings.ToLower(strings.Trim(val, `"'`)) {
 			case "true", "yes", "on", "1":
 				f.add(catBackend, b, "config", i+1, raw, High)
@@ -712,7 +719,7 @@ func configBackends(f *facts, t *text) {
 		}
 		for _, v := range vals {
 			for _, w := range strings.FieldsFunc(v, func(r rune) bool { return strings.ContainsRune("[]'\", ", r) }) {
-				if b := backendID(w); backendNames[b] != "" && b != "sb3" && b != "tracking" {
+				if b := backendID(w); knownBackend(b) && b != "sb3" && b != "tracking" {
 					f.add(catBackend, b, "config", i+1, raw, High)
 				}
 			}

@@ -62,10 +62,18 @@ type Command struct {
 	Long      string // prose, then an EXIT STATUS section
 	Flags     *pflag.FlagSet
 	Run       func(ctx context.Context, env *Env, args []string) error
-	Commands  []*Command // subcommands; Run is nil when set
+	Commands  []Sub // subcommands; Run is nil when set
 	// Hidden commands are plumbing between rlxp processes: help does not
 	// list them.
 	Hidden bool
+}
+
+// A Sub is an entry of a command table: the command's name and how to
+// build it, so that an invocation builds the one command it runs (its flag
+// set and help) and not the whole table.
+type Sub struct {
+	Name string
+	New  func() *Command
 }
 
 // Name is the command's own name: the last word of its help path.
@@ -78,27 +86,15 @@ func (c *Command) Name() string {
 }
 
 // commands is the command table, in the order help lists it.
-func commands() []*Command {
-	return []*Command{
-		newInitCmd(),
-		newAuditCmd(),
-		newContractCmd(),
-		newApprovalsCmd(),
-		newExperimentCmd(),
-		newProposeCmd(),
-		newGateCmd(),
-		newCheckCmd(),
-		newPreflightCmd(),
-		newLaunchCmd(),
-		newStatusCmd(),
-		newLedgerCmd(),
-		newMetricsCmd(),
-		newScoreCmd(),
-		newReportCmd(),
-		newDashboardCmd(),
-		newPluginCmd(),
-		newGuardCmd(),
-		newSuperviseCmd(),
+func commands() []Sub {
+	return []Sub{
+		{"init", newInitCmd}, {"audit", newAuditCmd}, {"contract", newContractCmd},
+		{"approvals", newApprovalsCmd}, {"experiment", newExperimentCmd}, {"propose", newProposeCmd},
+		{"gate", newGateCmd}, {"check", newCheckCmd}, {"preflight", newPreflightCmd},
+		{"launch", newLaunchCmd}, {"status", newStatusCmd}, {"ledger", newLedgerCmd},
+		{"metrics", newMetricsCmd}, {"score", newScoreCmd}, {"report", newReportCmd},
+		{"dashboard", newDashboardCmd}, {"plugin", newPluginCmd}, {"guard", newGuardCmd},
+		{"supervise", newSuperviseCmd},
 	}
 }
 
@@ -162,9 +158,9 @@ func lookup(root *Command, args []string) (*Command, []string, error) {
 			return nil, nil, &UsageError{Err: fmt.Errorf("unknown flag %s before a subcommand", name)}
 		}
 		var next *Command
-		for _, c := range cmd.Commands {
-			if c.Name() == name {
-				next = c
+		for _, s := range cmd.Commands {
+			if s.Name == name {
+				next = s.New()
 			}
 		}
 		if next == nil {

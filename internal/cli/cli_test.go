@@ -18,10 +18,12 @@ import (
 	"github.com/rlxp/rlxp/internal/prompt"
 )
 
-// walk visits every runnable command with its path of names.
-func walk(cmds []*Command, path string, visit func(path string, c *Command)) {
-	for _, c := range cmds {
-		p := strings.TrimSpace(path + " " + c.Name())
+// walk visits every runnable command with its path of names, as the
+// table names it (TestCommandTable checks that the command agrees).
+func walk(cmds []Sub, path string, visit func(path string, c *Command)) {
+	for _, s := range cmds {
+		c := s.New()
+		p := strings.TrimSpace(path + " " + s.Name)
 		if c.Commands != nil {
 			walk(c.Commands, p, visit)
 			continue
@@ -40,6 +42,9 @@ func TestCommandTable(t *testing.T) {
 			t.Errorf("%s: declared twice", path)
 		}
 		seen[path] = true
+		if c.Name() != path[strings.LastIndex(path, " ")+1:] {
+			t.Errorf("%s: the table names the command %q", c.UsageLine, path)
+		}
 		if !strings.HasPrefix(c.UsageLine, "rlxp "+path) {
 			t.Errorf("%s: usage line %q does not start with 'rlxp %s'", path, c.UsageLine, path)
 		}
@@ -80,7 +85,7 @@ func TestCommandTable(t *testing.T) {
 }
 
 // testEnv is an Env over buffers; tty sets both terminal flags.
-func testEnv(t *testing.T, dir, stdin string, tty bool) (*Env, *bytes.Buffer, *bytes.Buffer) {
+func testEnv(t testing.TB, dir, stdin string, tty bool) (*Env, *bytes.Buffer, *bytes.Buffer) {
 	var out, errb bytes.Buffer
 	env := &Env{
 		Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
@@ -113,7 +118,7 @@ func (f fakeProcs) Process(pid int) (approval.Process, error) {
 	return approval.Process{}, fs.ErrNotExist
 }
 
-func initFixture(t *testing.T) string {
+func initFixture(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	env, _, errb := testEnv(t, dir, "", false)

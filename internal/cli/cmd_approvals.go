@@ -16,7 +16,7 @@ func newApprovalsCmd() *Command {
 		UsageLine: "rlxp approvals <subcommand>",
 		Short:     "review and verify the approvals log",
 		Long:      manual.Page("approvals"),
-		Commands:  []*Command{newApprovalsShowCmd(), newApprovalsVerifyCmd()},
+		Commands:  []Sub{{"show", newApprovalsShowCmd}, {"verify", newApprovalsVerifyCmd}},
 	}
 }
 

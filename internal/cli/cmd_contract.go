@@ -17,7 +17,7 @@ func newContractCmd() *Command {
 		UsageLine: "rlxp contract <subcommand>",
 		Short:     "show, check and approve the experiment contract",
 		Long:      manual.Page("contract"),
-		Commands:  []*Command{newContractStatusCmd(), newContractShowCmd(), newContractValidateCmd(), newContractApproveCmd()},
+		Commands:  []Sub{{"status", newContractStatusCmd}, {"show", newContractShowCmd}, {"validate", newContractValidateCmd}, {"approve", newContractApproveCmd}},
 	}
 }
 

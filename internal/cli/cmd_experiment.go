@@ -20,7 +20,7 @@ func newExperimentCmd() *Command {
 		UsageLine: "rlxp experiment <subcommand>",
 		Short:     "propose, list, approve and reject experiments",
 		Long:      manual.Page("experiment"),
-		Commands:  []*Command{newExperimentAddCmd(), newExperimentListCmd(), newExperimentShowCmd(), newExperimentApproveCmd(), newExperimentRejectCmd()},
+		Commands:  []Sub{{"add", newExperimentAddCmd}, {"list", newExperimentListCmd}, {"show", newExperimentShowCmd}, {"approve", newExperimentApproveCmd}, {"reject", newExperimentRejectCmd}},
 	}
 }
 

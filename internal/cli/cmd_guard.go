@@ -90,7 +90,7 @@ func specOf(c *Command) (guard.CommandSpec, error) {
 		s.Flags, err = guard.SpecOf(c.Flags)
 	}
 	for _, sub := range c.Commands {
-		ss, serr := specOf(sub)
+		ss, serr := specOf(sub.New())
 		s.Commands = append(s.Commands, ss)
 		err = errors.Join(err, serr)
 	}

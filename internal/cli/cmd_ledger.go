@@ -16,7 +16,7 @@ func newLedgerCmd() *Command {
 		UsageLine: "rlxp ledger <subcommand>",
 		Short:     "show, verify and diff the hash-chained results ledger",
 		Long:      manual.Page("ledger"),
-		Commands:  []*Command{newLedgerShowCmd(), newLedgerVerifyCmd(), newLedgerDiffCmd()},
+		Commands:  []Sub{{"show", newLedgerShowCmd}, {"verify", newLedgerVerifyCmd}, {"diff", newLedgerDiffCmd}},
 	}
 }
 

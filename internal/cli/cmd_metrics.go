@@ -18,7 +18,7 @@ func newMetricsCmd() *Command {
 		Short:     "show what metric files hold",
 		Long: manual.Page("metrics") + metrics.FormatList() + `.
 The format is detected from the name and content; --format overrides it.`,
-		Commands: []*Command{newMetricsInspectCmd(), newMetricsSeriesCmd()},
+		Commands: []Sub{{"inspect", newMetricsInspectCmd}, {"series", newMetricsSeriesCmd}},
 	}
 }
 

@@ -14,7 +14,7 @@ func newPluginCmd() *Command {
 		UsageLine: "rlxp plugin <subcommand>",
 		Short:     "check the agent plugin package",
 		Long:      manual.Page("plugin"),
-		Commands:  []*Command{newPluginValidateCmd()},
+		Commands:  []Sub{{"validate", newPluginValidateCmd}},
 	}
 }
 

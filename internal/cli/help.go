@@ -19,11 +19,10 @@ The commands are:
 
 `)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	for _, c := range root.Commands {
-		if c.Hidden {
-			continue
+	for _, s := range root.Commands {
+		if c := s.New(); !c.Hidden {
+			fmt.Fprintf(tw, "\t%s\t%s\n", s.Name, c.Short)
 		}
-		fmt.Fprintf(tw, "\t%s\t%s\n", c.Name(), c.Short)
 	}
 	tw.Flush()
 	fmt.Fprint(w, `
@@ -43,7 +42,7 @@ func printHelp(w io.Writer, c *Command) {
 		fmt.Fprint(w, "\nThe subcommands are:\n\n")
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		for _, s := range c.Commands {
-			fmt.Fprintf(tw, "\t%s\t%s\n", s.Name(), s.Short)
+			fmt.Fprintf(tw, "\t%s\t%s\n", s.Name, s.New().Short)
 		}
 		tw.Flush()
 		fmt.Fprintf(w, "\nUse \"rlxp help %s <subcommand>\" for more about a subcommand.\n", helpPath(c))

@@ -69,11 +69,17 @@ func Validate(name string, doc any) ([]Violation, error) {
 	return vs, nil
 }
 
-// patternHints explains the schemas' patterns in words.
-var patternHints = map[string]string{
-	`^([0-9]+(\.[0-9]+)?(h|m|s))+$`: "must be a duration such as 45m, 4h or 1h30m",
-	`^[A-Za-z0-9][A-Za-z0-9._-]*$`:  "must be an id: letters, digits, '.', '_' or '-', starting with a letter or digit",
-	`^sha256:[0-9a-f]+$`:            "must be sha256: followed by hex digits",
+// patternHint explains one of the schemas' patterns in words.
+func patternHint(pattern string) (string, bool) {
+	switch pattern {
+	case `^([0-9]+(\.[0-9]+)?(h|m|s))+$`:
+		return "must be a duration such as 45m, 4h or 1h30m", true
+	case `^[A-Za-z0-9][A-Za-z0-9._-]*$`:
+		return "must be an id: letters, digits, '.', '_' or '-', starting with a letter or digit", true
+	case `^sha256:[0-9a-f]+$`:
+		return "must be sha256: followed by hex digits", true
+	}
+	return "", false
 }
 
 func violation(re gojsonschema.ResultError) Violation {
@@ -104,7 +110,7 @@ func violation(re gojsonschema.ResultError) Violation {
 			return Violation{field, "must list at least one item"}
 		}
 	case "pattern":
-		if hint, ok := patternHints[fmt.Sprint(d["pattern"])]; ok {
+		if hint, ok := patternHint(fmt.Sprint(d["pattern"])); ok {
 			return Violation{field, hint}
 		}
 		return Violation{field, fmt.Sprintf("does not match the pattern %v", d["pattern"])}

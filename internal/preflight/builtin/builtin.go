@@ -286,7 +286,7 @@ func (r Report) WriteLines(stdout, stderr io.Writer) {
 	var out, errs strings.Builder
 	out.WriteString("───────────── rlxp preflight ─────────────\n")
 	for _, f := range r.Findings {
-		line := fmt.Sprintf("  %s %-6s %s\n", glyph[f.Level], f.Level, f.Message)
+		line := fmt.Sprintf("  %s %-6s %s\n", glyph(f.Level), f.Level, f.Message)
 		if f.Level == preflight.Warn || f.Level == preflight.Fatal {
 			errs.WriteString(line)
 		} else {
@@ -363,7 +363,20 @@ func describe() string {
 	return b.String()
 }
 
-var glyph = map[preflight.Level]string{preflight.OK: "✓", preflight.Warn: "⚠", preflight.Fatal: "✗", preflight.Skip: "⊘"}
+// glyph marks a finding's level in the text report.
+func glyph(l preflight.Level) string {
+	switch l {
+	case preflight.OK:
+		return "✓"
+	case preflight.Warn:
+		return "⚠"
+	case preflight.Fatal:
+		return "✗"
+	case preflight.Skip:
+		return "⊘"
+	}
+	return ""
+}
 
 func lastLine(s string) string {
 	s = strings.TrimSpace(s)

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -100,10 +101,22 @@ func literal(w *syntax.Word) (string, bool) {
 	return b.String(), true
 }
 
-var pythonName = regexp.MustCompile(`^python(\d+(\.\d+)*)?$`)
+// lazyRegexp compiles on first use: every rlxp command links this
+// package, and few run the preflight.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
-// wrappers run the rest of their arguments as a command.
-var wrappers = map[string]bool{"env": true, "nohup": true, "exec": true, "time": true, "stdbuf": false, "setsid": true, "nice": true}
+var pythonName = lazyRegexp(`^python(\d+(\.\d+)*)?$`)
+
+// isWrapper reports commands that run the rest of their arguments as a command.
+func isWrapper(base string) bool {
+	switch base {
+	case "env", "nohup", "exec", "time", "setsid", "nice":
+		return true
+	}
+	return false
+}
 
 // entryOf finds the Python program a call runs, if any.
 func entryOf(root string, c *Call) (Entry, bool) {
@@ -111,7 +124,7 @@ func entryOf(root string, c *Call) (Entry, bool) {
 	for len(args) > 0 {
 		base := filepath.Base(args[0])
 		switch {
-		case wrappers[base]:
+		case isWrapper(base):
 			args = args[1:]
 			for len(args) > 0 && (strings.HasPrefix(args[0], "-") || (base == "env" && strings.Contains(args[0], "="))) {
 				if base == "env" && strings.Contains(args[0], "=") {
@@ -121,7 +134,7 @@ func entryOf(root string, c *Call) (Entry, bool) {
 				args = args[1:]
 			}
 			continue
-		case pythonName.MatchString(base):
+		case pythonName().MatchString(base):
 			return pythonEntry(root, c, args)
 		case base == "torchrun" || base == "accelerate" || base == "deepspeed":
 			return launcherEntry(root, c, base, args[1:])
@@ -209,8 +222,8 @@ func acceleratePrograms(root, path string) int {
 }
 
 var (
-	pyRef   = regexp.MustCompile(`[A-Za-z0-9_./-]+\.py\b`)
-	longOpt = regexp.MustCompile(`--[A-Za-z][A-Za-z0-9_-]*`)
+	pyRef   = lazyRegexp(`[A-Za-z0-9_./-]+\.py\b`)
+	longOpt = lazyRegexp(`--[A-Za-z][A-Za-z0-9_-]*`)
 )
 
 // runnerEntry follows a shell runner to the Python program it starts: one
@@ -229,7 +242,7 @@ func runnerEntry(root string, c *Call, args []string) (Entry, bool) {
 	}
 	var scripts []string
 	seen := map[string]bool{}
-	for _, ref := range pyRef.FindAllString(string(data), -1) {
+	for _, ref := range pyRef().FindAllString(string(data), -1) {
 		ref = strings.TrimPrefix(ref, "/")
 		for _, cand := range []string{ref, filepath.Join(filepath.Dir(runner), ref), filepath.Base(ref)} {
 			if st, err := os.Stat(filepath.Join(root, cand)); err == nil && st.Mode().IsRegular() && !seen[cand] {
@@ -239,7 +252,7 @@ func runnerEntry(root string, c *Call, args []string) (Entry, bool) {
 			}
 		}
 	}
-	e := Entry{Call: c, Runner: runner, RunnerOptions: longOpt.FindAllString(string(data), -1)}
+	e := Entry{Call: c, Runner: runner, RunnerOptions: longOpt().FindAllString(string(data), -1)}
 	rest := args[1:]
 	for i, a := range rest {
 		for _, s := range scripts {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -238,11 +237,11 @@ func (c *capped) Write(p []byte) (int, error) {
 }
 
 var (
-	ansi = regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]`)
+	ansi = lazyRegexp(`\x1b\[[0-9;]*[A-Za-z]`)
 	// abslFlag is one flag line of absl's help: "  --lr: ...",
 	// "  -e,--epochs: ...", "  --[no]cuda: ...".
-	abslFlag = regexp.MustCompile(`^  (?:-[^\s,:]+,)?--(\[no\])?([A-Za-z0-9_.-]+):`)
-	optToken = regexp.MustCompile(`^--?[A-Za-z0-9?][A-Za-z0-9_.:-]*`)
+	abslFlag = lazyRegexp(`^  (?:-[^\s,:]+,)?--(\[no\])?([A-Za-z0-9_.-]+):`)
+	optToken = lazyRegexp(`^--?[A-Za-z0-9?][A-Za-z0-9_.:-]*`)
 )
 
 // ParseHelp reads the options a program's --help lists, and which
@@ -251,7 +250,7 @@ var (
 // same inside a box drawn with │) or absl ("--[no]cuda: ..."). Nothing
 // found is an empty list.
 func ParseHelp(text string) (opts []string, format string) {
-	text = ansi.ReplaceAllString(text, "")
+	text = ansi().ReplaceAllString(text, "")
 	seen := map[string]bool{}
 	add := func(o string) {
 		if !seen[o] {
@@ -271,7 +270,7 @@ func ParseHelp(text string) (opts []string, format string) {
 	}
 	for _, line := range strings.Split(text, "\n") {
 		if format == "absl" {
-			if m := abslFlag.FindStringSubmatch(line); m != nil {
+			if m := abslFlag().FindStringSubmatch(line); m != nil {
 				add("--" + m[2])
 				if m[1] != "" {
 					add("--no" + m[2])
@@ -287,7 +286,7 @@ func ParseHelp(text string) (opts []string, format string) {
 		// The option part ends where the help column starts: two spaces.
 		spec, _, _ := strings.Cut(line, "  ")
 		for _, item := range strings.FieldsFunc(spec, func(r rune) bool { return r == ',' || r == '/' }) {
-			if tok := optToken.FindString(strings.TrimSpace(item)); strings.HasPrefix(tok, "--") {
+			if tok := optToken().FindString(strings.TrimSpace(item)); strings.HasPrefix(tok, "--") {
 				add(strings.TrimRight(tok, ":"))
 			} else if tok != "" {
 				add(tok)

@@ -7,11 +7,11 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/goccy/go-yaml"
 )
@@ -208,7 +208,7 @@ func optionValue(args []string, name string) string {
 
 // registration finds the ids a repository registers: gym/gymnasium
 // register(id=...) and legged_gym's task_registry.register(name, ...).
-var registration = regexp.MustCompile(`(?:^|[\s(=;])(?:\w+\.)*register\(\s*(?:id\s*=\s*)?["']([^"'\s]+)["']`)
+var registration = lazyRegexp(`(?:^|[\s(=;])(?:\w+\.)*register\(\s*(?:id\s*=\s*)?["']([^"'\s]+)["']`)
 
 // maxScanned bounds the Python files read for registered tasks.
 const maxScanned = 5000
@@ -237,7 +237,7 @@ func registeredTasks(root string) []string {
 		if err != nil || !bytes.Contains(data, []byte("register(")) {
 			return nil
 		}
-		for _, m := range registration.FindAllSubmatch(data, -1) {
+		for _, m := range registration().FindAllSubmatch(data, -1) {
 			ids = append(ids, string(m[1]))
 		}
 		return nil
@@ -273,7 +273,7 @@ var zooKeys = []string{"n_timesteps", "n_envs", "normalize", "monitor_kwargs", "
 
 // algoKeys are the constructor arguments of Stable-Baselines3's
 // algorithms, by the zoo's --algo name.
-var algoKeys = func() map[string][]string {
+var algoKeys = sync.OnceValue(func() map[string][]string {
 	common := []string{"learning_rate", "gamma", "policy_kwargs", "verbose", "seed", "device", "tensorboard_log", "stats_window_size", "use_sde", "sde_sample_freq"}
 	onPolicy := append(slices.Clone(common), "n_steps", "gae_lambda", "ent_coef", "vf_coef", "max_grad_norm", "rollout_buffer_class", "rollout_buffer_kwargs", "normalize_advantage")
 	offPolicy := append(slices.Clone(common), "buffer_size", "learning_starts", "batch_size", "tau", "train_freq", "gradient_steps", "action_noise",
@@ -286,7 +286,7 @@ var algoKeys = func() map[string][]string {
 		"td3":  append(slices.Clone(offPolicy), "policy_delay", "target_policy_noise", "target_noise_clip"),
 		"ddpg": offPolicy,
 	}
-}()
+})
 
 func usesZoo(t *Target) bool {
 	for _, e := range t.Entries {
@@ -343,7 +343,7 @@ func zooRule(t *Target) []Finding {
 			fs = append(fs, fatal("sb3 zoo: %s has no entry for %s (closest: %s)", file, env, closest(env, slices.Sorted(maps.Keys(entries)))))
 			continue
 		}
-		known, checks := algoKeys[algo]
+		known, checks := algoKeys()[algo]
 		if !checks {
 			fs = append(fs, ok("sb3 zoo: %s has an entry for %s (keys not checked: rlxp knows no constructor of %s)", file, env, algo))
 			continue
