@@ -608,7 +608,7 @@ func (a *assembler) logging() {
 	// A metrics file the code writes is a backend of its format
 	// (Monitor's *.monitor.csv).
 	for _, o := range a.rep.Outputs {
-		if _, known := backendNames[o.Format]; o.Kind == "metrics" && known && len(o.Evidence) > 0 {
+		if o.Kind == "metrics" && knownBackend(o.Format) && len(o.Evidence) > 0 {
 			add(o.Format, o.Confidence, o.Evidence[0])
 		}
 	}
