@@ -66,6 +66,9 @@ func readChunked(path string, f Format, ch chunking) chunkRead {
 func sameChunked(t *testing.T, path string, f Format, chs ...chunking) {
 	t.Helper()
 	want := readChunked(path, f, sequential)
+	if want.Summary.Info.Points != want.Info.Points {
+		t.Fatalf("%s: inspect counts %d points, the points read are %d (%s)", path, want.Summary.Info.Points, want.Info.Points, want.Err)
+	}
 	if want.Err == "" {
 		ps := &summarySink{index: map[string]int{}}
 		for _, p := range want.Points {
@@ -134,6 +137,9 @@ func TestChunkedReadsMatchSequentialOnGenerated(t *testing.T) {
 	}{
 		{js, "{\"step\": 1, \"eval/return\": 1 2}", JSONL},
 		{cs, "1,2,3", CSV},
+		// Rejected after values before the bad cell were taken.
+		{cs, "5,0.5,0.25,\x00,1,1,1,1,1,", CSV},
+		{cs, "1.5,0.5,0.25,1,1,1,1,1,1,", CSV},
 	} {
 		b, err := os.ReadFile(c.path)
 		if err != nil {

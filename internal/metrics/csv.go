@@ -2,10 +2,12 @@ package metrics
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"strconv"
 	"strings"
 )
@@ -49,6 +51,7 @@ type csvConfig struct {
 	stepCol int // -1 when rows are numbered
 	wallCol int
 	last    int // the last column in use, -1 for none
+	sums    int // tag ids are below it
 }
 
 // A csvParser parses rows for one goroutine.
@@ -68,6 +71,9 @@ type csvParser struct {
 	badStep  *Error
 	notes    noteCounts
 	quick    bool // cells are slices of the block (see batch.addLazy)
+	direct   bool // quick rows fold their values at once (see parseBlock)
+
+	nd, cm []uint64 // bitmaps of the line (see lineMasks)
 }
 
 func readCSV(path string, sink Sink) (Info, error) {
@@ -234,6 +240,7 @@ func csvHeader(f *textFile, tt *tagTable) (*csvConfig, int64, int, []string, err
 		default:
 			if id, want := tt.intern(h); want {
 				cfg.role[i], cfg.ids[i] = colMetric, id
+				cfg.sums = max(cfg.sums, int(id)+1)
 			}
 		}
 		if cfg.role[i] != colSkip {
@@ -330,6 +337,26 @@ func wordy(c []byte) bool {
 }
 
 func (p *csvParser) parseBlock(data []byte, off int64, b *batch) {
+	if b.lazy {
+		// Quick rows fold their values into the summaries as they are
+		// read; should one be rejected after that, the block is read
+		// again with each row's values queued until the row ends.
+		p.direct = true
+		done := p.parseLines(data, off, b)
+		p.direct = false
+		if done {
+			return
+		}
+		b.reset()
+		b.clearSums()
+		b.lazy, b.data = true, data
+	}
+	p.parseLines(data, off, b)
+}
+
+// parseLines parses the block's lines into b. It reports false when it
+// stopped at a quick row rejected after folding values (see parseBlock).
+func (p *csvParser) parseLines(data []byte, off int64, b *batch) bool {
 	line := 0
 	for len(data) > 0 {
 		line++
@@ -344,6 +371,9 @@ func (p *csvParser) parseBlock(data []byte, off int64, b *batch) {
 		if len(l) > 0 && !isBlank(l) {
 			var e *Error
 			if !p.quickRow(l, b, line, off) {
+				if b.direct > 0 {
+					return false
+				}
 				p.cells, p.cols, e = splitCSVLine(l, p.cells, p.cols, &p.scratch)
 				if e == nil {
 					e = p.row(b, line, off)
@@ -352,12 +382,13 @@ func (p *csvParser) parseBlock(data []byte, off int64, b *batch) {
 			if e != nil {
 				e.Line = line
 				b.err, b.lines = e, line
-				return
+				return true
 			}
 		}
 		off += int64(n + 1)
 	}
 	b.lines = line
+	return true
 }
 
 // quickRow handles a plain row that cannot be rejected: no quotes, no
@@ -383,23 +414,22 @@ func (p *csvParser) quickRow(l []byte, b *batch, line int, off int64) bool {
 	p.begin(b)
 	p.quick = true
 	defer func() { p.quick = false }()
+	if p.direct {
+		if !p.lazyCells(l, b, off) || p.badStep != nil {
+			b.vals = b.vals[:p.start]
+			return false
+		}
+		p.finish(b, line)
+		return true
+	}
 	s := 0
 	for c := 0; c <= cfg.last; c++ {
 		if cfg.role[c] == colMetric {
 			// Most cells are a plain number up to the comma: the scan
 			// finds the cell's end, with no search for the comma first.
-			var e int
-			if b.lazy {
-				if e = scanFiniteNumber(l, s); e > s && (e == len(l) || l[e] == ',') {
-					b.addLazy(cfg.ids[c], l[s:])
-				}
-			} else {
-				var v float64
-				if e, v = scanJSONNumber(l, s, true); e > s && (e == len(l) || l[e] == ',') {
-					b.add(cfg.ids[c], v)
-				}
-			}
+			e, v := scanJSONNumber(l, s, true)
 			if e > s && (e == len(l) || l[e] == ',') {
+				b.add(cfg.ids[c], v)
 				p.nonEmpty++
 				p.header = false // a number is not a name
 				if e == len(l) {
@@ -429,6 +459,99 @@ func (p *csvParser) quickRow(l []byte, b *batch, line int, off int64) bool {
 	}
 	p.finish(b, line)
 	return true
+}
+
+// lazyCells folds the cells of a quick row of a summarized block into
+// its summaries (see parseBlock). Bitmaps of the line's commas and digits
+// give each cell's end and whether it is a plain number at once, so no
+// cell waits for the scan of the one before it; other cells are p.cell's.
+// It reports false, as p.cell does, for a row to be read again by row.
+func (p *csvParser) lazyCells(l []byte, b *batch, off int64) bool {
+	cfg := p.cfg
+	if len(b.sums) < cfg.sums {
+		b.sums = append(b.sums, make([]tagSum, cfg.sums-len(b.sums))...)
+	}
+	p.nd, p.cm = lineMasks(l, p.nd, p.cm)
+	nd, cm := p.nd, p.cm
+	lex := int32(cap(b.data) - cap(l)) // of l[0]
+	q, cur := 0, cm[0]
+	s := 0
+	for c := 0; c <= cfg.last; c++ {
+		for cur == 0 && q+1 < len(cm) {
+			q++
+			cur = cm[q]
+		}
+		e := len(l)
+		if cur != 0 {
+			e = q<<6 + bits.TrailingZeros64(cur)
+			cur &= cur - 1
+		}
+		if cfg.role[c] == colMetric && plainCell(l, s, e, nd) {
+			b.foldLazy(cfg.ids[c], lex+int32(s))
+			p.nonEmpty++
+			p.header = false // a number is not a name
+		} else if err := p.cell(b, c, l[s:e], s+1, off); err != nil {
+			return false
+		}
+		s = e + 1
+	}
+	return true
+}
+
+// lineMasks sets bit k of nd when l[k] is not an ASCII digit and bit k of
+// cm when it is a comma, in slices it reuses; each ends with a spare zero
+// word, so that the bits from any k < len(l) on can be read as two words.
+func lineMasks(l []byte, nd, cm []uint64) ([]uint64, []uint64) {
+	n := len(l)>>6 + 2
+	if cap(nd) < n {
+		nd, cm = make([]uint64, n, 2*n), make([]uint64, n, 2*n)
+	}
+	nd, cm = nd[:n], cm[:n]
+	q := 0
+	for ; len(l) >= 64; q++ {
+		nd[q], cm[q] = masks64((*[64]byte)(l))
+		l = l[64:]
+	}
+	var tail [64]byte
+	copy(tail[:], l)
+	nd[q], cm[q] = masks64(&tail)
+	nd[q+1], cm[q+1] = 0, 0
+	return nd, cm
+}
+
+// masks64 is lineMasks for 64 bytes.
+func masks64(c *[64]byte) (nd, cm uint64) {
+	for k := 0; k < 64; k += 8 {
+		w := binary.LittleEndian.Uint64(c[k : k+8])
+		nd |= uint64(nonDigits(w)) << k
+		cm |= uint64(commas(w)) << k
+	}
+	return nd, cm
+}
+
+// plainCell reports whether the cell l[s:e] is a number that
+// scanFiniteNumber reads to its end, of the plainest spelling: an
+// optional '-', digits without a leading zero, and an optional point
+// with digits after it. nd has a bit set for each byte of l that is not
+// a digit (see lineMasks). Other spellings get false and are read as
+// before.
+func plainCell(l []byte, s, e int, nd []uint64) bool {
+	n := e - s
+	if n <= 0 || n >= 64 || e > len(l) {
+		return false
+	}
+	q, r := s>>6, uint(s&63)
+	m := (nd[q]>>r | nd[q+1]<<(64-r)) & (1<<uint(n) - 1)
+	// A leading '-' (whose bit is set) becomes d = 1: the digits start there.
+	neg := (uint32(l[s]^'-') - 1) >> 31
+	m &^= uint64(neg)
+	d := s + int(neg)
+	if m == 0 { // digits alone
+		return e > d && (l[d] != '0' || e == d+1)
+	}
+	// One point, with digits on both sides and no leading zero.
+	k := s + bits.TrailingZeros64(m)
+	return m&(m-1) == 0 && l[k] == '.' && k > d && k < e-1 && (l[d] != '0' || k == d+1)
 }
 
 // row queues one row's values. It returns an error, having queued

@@ -33,7 +33,16 @@ type nonFinite struct {
 }
 
 func isRunByte(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '.' || c == '+' || c == '-'
+	// A bit per byte: bytes 0 to 63 in lo, 64 to 127 in hi.
+	const (
+		lo = 1<<'+' | 1<<'-' | 1<<'.' | 0x3ff<<'0'
+		hi = 0x3ffffff<<('A'-64) | 0x3ffffff<<('a'-64)
+	)
+	m := uint64(lo)
+	if c >= 64 {
+		m = hi
+	}
+	return c < 128 && m>>(c&63)&1 != 0
 }
 
 // process rewrites b in place and returns how many leading bytes are

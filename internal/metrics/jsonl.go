@@ -383,7 +383,11 @@ func (p *jsonlParser) fastObject(l []byte, i, depth, prefix int, inData bool) (i
 					break
 				}
 				if p.b.lazy {
-					if e := scanFiniteNumber(l, i); e > 0 {
+					e := scanPlainNumber(l, i)
+					if e < 0 {
+						e = scanFiniteNumber(l, i)
+					}
+					if e > 0 {
 						p.b.addLazy(r.id, l[i:])
 						i = e
 						break

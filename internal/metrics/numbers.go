@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"encoding/binary"
 	"math"
 	"math/bits"
 )
@@ -301,6 +302,9 @@ func scanJSONNumber(b []byte, i int, value bool) (int, float64) {
 // skipJSONNumber is scanJSONNumber for a value nobody wants: the quick
 // spelling check settles plain finite numbers, the exact scan the rest.
 func skipJSONNumber(b []byte, i int) int {
+	if e := scanPlainNumber(b, i); e >= 0 {
+		return e
+	}
 	if e := scanFiniteNumber(b, i); e >= 0 {
 		return e
 	}
@@ -367,4 +371,80 @@ func scanFiniteNumber(b []byte, i int) int {
 		return -1
 	}
 	return i
+}
+
+// scanPlainNumber is scanFiniteNumber for the spellings most logged
+// values have: an optional '-', digits, an optional fraction and an
+// optional exponent of one or two digits, ending within 16 bytes after
+// the sign. It classifies those 16 bytes at once instead of looping over
+// them. It returns scanFiniteNumber's answer, or -1 for another spelling
+// (the caller then asks scanFiniteNumber). It reads up to 18 bytes past
+// i in b's backing array, never past its capacity, and decides on the
+// bytes within len(b) alone.
+func scanPlainNumber(b []byte, i int) int {
+	if i < 0 || cap(b)-i < 18 {
+		return -1
+	}
+	// Skip a minus sign without a branch: signs are as random as values.
+	j := i + int((uint32(b[:i+1][i]^'-')-1)>>31)
+	w := b[j : j+17 : j+17]
+	lo := binary.LittleEndian.Uint64(w)
+	// Bit k of nd is set when w[k] is not a digit; bit 16 stops the
+	// counts at the window's end.
+	nd := nonDigits(lo) | nonDigits(binary.LittleEndian.Uint64(w[8:]))<<8 | 1<<16
+	k := bits.TrailingZeros32(nd) // digits before the point
+	if k == 0 || k > 1 && byte(lo) == '0' || k == 16 {
+		return -1
+	}
+	if w[k] == '.' {
+		f := bits.TrailingZeros32(nd >> (k + 1))
+		if f == 0 {
+			return -1
+		}
+		k += 1 + f
+		if k >= 16 {
+			return -1
+		}
+	}
+	if w[k]|0x20 == 'e' {
+		k++
+		if w[k] == '-' || w[k] == '+' {
+			k++
+		}
+		// At most two exponent digits after fewer than 16 before the
+		// point: the value is finite.
+		g := bits.TrailingZeros32(nd >> k)
+		if g == 0 || g > 2 {
+			return -1
+		}
+		k += g
+	}
+	// The byte after the number must end it as scanFiniteNumber reads
+	// it: the end of b, or a byte that is no part of a token.
+	e := j + k
+	if k >= 16 || e > len(b) || e < len(b) && isRunByte(w[k]) {
+		return -1
+	}
+	return e
+}
+
+// nonDigits returns a bit per byte of w, little-endian: set when the byte
+// is not an ASCII digit.
+func nonDigits(w uint64) uint32 {
+	const lo7, high = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
+	x := w ^ 0x3030303030303030 // digits become 0 to 9
+	// A byte is a digit when x < 10: its low 7 bits plus 0x76 stay below
+	// 0x80 (without carrying into the next byte) and its top bit is clear.
+	t := ((x & lo7) + 0x7676767676767676 | x) & high
+	// Gather the top bits into one byte.
+	return uint32((t >> 7) * 0x0102040810204080 >> 56)
+}
+
+// commas returns a bit per byte of w, little-endian: set when the byte is
+// a comma.
+func commas(w uint64) uint32 {
+	const lo7, high = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
+	x := w ^ 0x2c2c2c2c2c2c2c2c // commas become 0
+	t := ^((x & lo7) + lo7 | x) & high
+	return uint32((t >> 7) * 0x0102040810204080 >> 56)
 }

@@ -289,6 +289,22 @@ func (b *batch) addLazy(id int32, num []byte) {
 	b.vals = append(b.vals, rowVal{id: id, lex: int32(cap(b.data) - cap(num))})
 }
 
+// foldLazy adds the finite number whose spelling starts at lex (as in
+// rowVal) to the summary of tag id at once, as the current row's, instead
+// of queuing it for fold: for parsers that read the block again, with
+// values queued, when a row they folded into turns out to be rejected.
+// b.sums must hold id.
+func (b *batch) foldLazy(id, lex int32) {
+	t := &b.sums[id]
+	if t.n == 0 {
+		t.first = int32(len(b.rowm))
+		b.touched = append(b.touched, id)
+	}
+	t.n++
+	t.last, t.lex = int32(len(b.rowm)), lex
+	b.direct++
+}
+
 // A rowMeta ends a row's values in a batch.
 type rowMeta struct {
 	end  int32 // index in batch.vals after the row's last value (a count of values, when summarized)
@@ -316,6 +332,7 @@ type batch struct {
 	lazy   bool
 	data   []byte
 	folded int32 // values folded into sums
+	direct int32 // values of the current row folded by foldLazy
 
 	// For a summarizing sink: what the block holds of each tag, by id,
 	// computed by the parsing goroutine.
@@ -385,7 +402,7 @@ func (b *batch) reset() {
 	b.lines, b.rows, b.hasStep, b.lastStep = 0, 0, false, 0
 	b.notes = noteCounts{}
 	b.err = nil
-	b.lazy, b.data, b.folded = false, nil, 0
+	b.lazy, b.data, b.folded, b.direct = false, nil, 0, 0
 }
 
 // endRow closes a row whose values start at vals[start]. A row without
@@ -403,10 +420,12 @@ func (b *batch) endRow(start int, step int64, hasStep, numbered bool, wall float
 	default:
 		kind = ptCarry
 	}
-	if len(b.vals) > start {
+	if len(b.vals) > start || b.direct > 0 {
 		end := int32(len(b.vals))
 		if b.lazy {
 			b.fold(start)
+			b.folded += b.direct
+			b.direct = 0
 			end = b.folded
 		}
 		b.rowm = append(b.rowm, rowMeta{end: end, kind: kind, step: step, wall: wall})
