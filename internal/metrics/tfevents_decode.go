@@ -542,12 +542,14 @@ func tfShortBytes(b []byte) (v []byte, n int, ok bool) {
 // The keys of the fields decoded on every record, as they appear on the
 // wire: field number << 3 | wire type.
 const (
-	tfKeyEventWall    = 1<<3 | 1 // Event.wall_time, fixed64
-	tfKeyEventStep    = 2<<3 | 0 // Event.step, varint
-	tfKeyEventSummary = 5<<3 | 2 // Event.summary
-	tfKeySummaryValue = 1<<3 | 2 // Summary.value
-	tfKeyValueTag     = 1<<3 | 2 // Summary.Value.tag
-	tfKeyValueSimple  = 2<<3 | 5 // Summary.Value.simple_value, fixed32
+	tfKeyEventWall     = 1<<3 | 1 // Event.wall_time, fixed64
+	tfKeyEventStep     = 2<<3 | 0 // Event.step, varint
+	tfKeyEventSummary  = 5<<3 | 2 // Event.summary
+	tfKeySummaryValue  = 1<<3 | 2 // Summary.value
+	tfKeyValueTag      = 1<<3 | 2 // Summary.Value.tag
+	tfKeyValueSimple   = 2<<3 | 5 // Summary.Value.simple_value, fixed32
+	tfKeyValueTensor   = 8<<3 | 2 // Summary.Value.tensor
+	tfKeyValueMetadata = 9<<3 | 2 // Summary.Value.metadata
 )
 
 // tfVarint decodes a varint, returning n <= 0 when b holds no complete
@@ -830,6 +832,19 @@ func (wk *tfWorker) value(b []byte) error {
 			simple, kind = binary.LittleEndian.Uint32(b[1:]), tfKindSimple
 			b = b[5:]
 			continue
+		case tfKeyValueTensor:
+			t, n, ok := tfShortBytes(b[1:])
+			if ok {
+				tensor, kind, b = t, tfKindTensor, b[1+n:]
+				continue
+			}
+		case tfKeyValueMetadata:
+			if md, n, ok := tfShortBytes(b[1:]); ok {
+				if p, ok := tfQuickPluginName(md); ok {
+					plugin, hasPlugin, b = p, true, b[1+n:]
+					continue
+				}
+			}
 		}
 		num, typ, n := protowire.ConsumeTag(b)
 		if n < 0 {
@@ -909,6 +924,16 @@ func (wk *tfWorker) value(b []byte) error {
 		wk.skip("values without data")
 	}
 	return nil
+}
+
+// tfQuickPluginName reads SummaryMetadata{plugin_data: {plugin_name}}
+// laid out as writers lay it out, with nothing else; ok is false for
+// anything else.
+func tfQuickPluginName(md []byte) ([]byte, bool) {
+	if len(md) >= 4 && md[0] == 0x0a && int(md[1]) == len(md)-2 && md[2] == 0x0a && int(md[3]) == len(md)-4 {
+		return md[4:], true
+	}
+	return nil, false
 }
 
 // tfPluginName finds SummaryMetadata.plugin_data.plugin_name.

@@ -216,3 +216,45 @@ func FuzzTFEventsOnePass(f *testing.F) {
 		tfSameOutcomes(t, data, 1+int64(chunk))
 	})
 }
+
+// The quick reading of a scalar tensor agrees with the general one
+// wherever it takes the tensor.
+func FuzzTFQuickScalarTensor(f *testing.F) {
+	le32, le64 := binary.LittleEndian.AppendUint32, binary.LittleEndian.AppendUint64
+	f.Add(tfTensor(tfDTFloat, nil, tfBytesField(nil, 5, le32(nil, math.Float32bits(1.5)))))
+	f.Add(tfTensor(tfDTDouble, nil, tfBytesField(nil, 6, le64(nil, math.Float64bits(-2)))))
+	f.Add(tfTensor(tfDTFloat, nil, tfContent(le32(nil, math.Float32bits(float32(math.NaN()))))))
+	f.Add([]byte{0x08, 0x01, 0x2a, 0x04, 0, 0, 0, 0x3f}) // torch's new style: no shape
+	f.Add([]byte{0x08, 0x02, 0x22, 0x08, 1, 2, 3, 4, 5, 6, 7, 8})
+	f.Add([]byte{0x08, 0x01, 0x12, 0x00, 0x2a, 0x08, 0, 0, 0, 0, 0, 0, 0, 0})
+	f.Add([]byte{0x08, 0x01, 0x2d, 0, 0, 0xc0, 0x7f})
+	f.Add([]byte{0x08, 0x02, 0x12, 0x00, 0x31, 1, 2, 3, 4, 5, 6, 7, 8})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, ok := tfQuickScalarTensor(b)
+		if !ok {
+			return
+		}
+		wk := &tfWorker{st: &tfReadState{path: "f"}}
+		want, why, err := wk.anyTensor(b)
+		if err != nil || why != "" || math.Float64bits(want) != math.Float64bits(v) {
+			t.Fatalf("% x: quick %v, general %v %q %v", b, v, want, why, err)
+		}
+	})
+}
+
+// The quick reading of a value's metadata agrees with the general one
+// wherever it takes the metadata.
+func FuzzTFQuickPluginName(f *testing.F) {
+	f.Add(tfBytesField(nil, 1, tfBytesField(nil, 1, []byte("scalars"))))
+	f.Add(tfBytesField(nil, 1, tfBytesField(tfBytesField(nil, 1, []byte("scalars")), 2, []byte("x"))))
+	f.Add([]byte{0x0a, 0x02, 0x0a, 0x00})
+	f.Fuzz(func(t *testing.T, md []byte) {
+		name, ok := tfQuickPluginName(md)
+		if !ok {
+			return
+		}
+		if want, found := tfPluginName(md); !found || !bytes.Equal(want, name) {
+			t.Fatalf("% x: quick %q, general %q %v", md, name, want, found)
+		}
+	})
+}

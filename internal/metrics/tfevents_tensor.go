@@ -38,6 +38,14 @@ func tfDTypeSize(dtype uint64) (size int, field protowire.Number, ok bool) {
 // scalarTensor reads the value of a one-element numeric TensorProto. A
 // tensor that is not one is reported by why, for the skip note.
 func (wk *tfWorker) scalarTensor(b []byte) (v float64, why string, err error) {
+	if v, ok := tfQuickScalarTensor(b); ok {
+		return v, "", nil
+	}
+	return wk.anyTensor(b)
+}
+
+// anyTensor is scalarTensor for a tensor of any layout.
+func (wk *tfWorker) anyTensor(b []byte) (v float64, why string, err error) {
 	var dtype uint64
 	var content []byte
 	hasContent := false
@@ -133,6 +141,31 @@ func (wk *tfWorker) scalarTensor(b []byte) (v float64, why string, err error) {
 		}
 	}
 	return tfBitsValue(dtype, bits), "", nil
+}
+
+// tfQuickScalarTensor reads a scalar as writers lay it out: dtype float
+// or double, no shape or an empty one, and the value packed or as
+// tensor_content; ok is false for anything else.
+func tfQuickScalarTensor(b []byte) (v float64, ok bool) {
+	if len(b) < 2 || b[0] != 0x08 || b[1] != tfDTFloat && b[1] != tfDTDouble {
+		return 0, false
+	}
+	dtype := b[1]
+	b = b[2:]
+	if len(b) >= 2 && b[0] == 0x12 && b[1] == 0 { // tensor_shape {}
+		b = b[2:]
+	}
+	switch {
+	case dtype == tfDTFloat && len(b) == 6 && (b[0] == 0x2a || b[0] == 0x22) && b[1] == 4: // float_val packed, or tensor_content
+		return float64(math.Float32frombits(binary.LittleEndian.Uint32(b[2:]))), true
+	case dtype == tfDTFloat && len(b) == 5 && b[0] == 0x2d: // float_val unpacked
+		return float64(math.Float32frombits(binary.LittleEndian.Uint32(b[1:]))), true
+	case dtype == tfDTDouble && len(b) == 10 && (b[0] == 0x32 || b[0] == 0x22) && b[1] == 8: // double_val packed, or tensor_content
+		return math.Float64frombits(binary.LittleEndian.Uint64(b[2:])), true
+	case dtype == tfDTDouble && len(b) == 9 && b[0] == 0x31: // double_val unpacked
+		return math.Float64frombits(binary.LittleEndian.Uint64(b[1:])), true
+	}
+	return 0, false
 }
 
 // tfBitsValue converts the little-endian bits of one element (or a varint
