@@ -40,7 +40,7 @@ func (g *Guard) decide(command, cwd string, canAsk bool) Decision {
 	var ask Decision
 	for _, c := range a.cmds {
 		if d := g.shellWrites(c); d.Deny {
-			return d
+			return through(c, d)
 		}
 		roots := g.rootsOf(c)
 		if len(roots) == 0 {
@@ -48,13 +48,22 @@ func (g *Guard) decide(command, cwd string, canAsk bool) Decision {
 		}
 		d := g.judge(c, roots, canAsk)
 		if d.Deny {
-			return g.withNote(d, roots)
+			return g.withNote(through(c, d), roots)
 		}
 		if d.Ask && !ask.Ask {
 			ask = d
 		}
 	}
 	return ask
+}
+
+// through says how the command the agent wrote comes to run c, which it
+// does not name itself (a recipe, inline code, a copy).
+func through(c call, d Decision) Decision {
+	if c.via != "" {
+		d.Reason = oneLine(c.via + ": " + d.Reason)
+	}
+	return d
 }
 
 // rootsOf lists the repositories a command touches: those its working

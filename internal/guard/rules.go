@@ -289,6 +289,8 @@ func launcher(argv []string, root string, allow []string) string {
 		return buildTarget(argv)
 	case "npm", "yarn", "pnpm", "bun":
 		return packageScript(argv)
+	case "tox", "nox", "invoke", "inv", "doit", "snakemake":
+		return taskTarget(argv)
 	case "jupyter":
 		if arg(1) == "execute" || arg(1) == "nbconvert" || arg(1) == "run" {
 			for _, a := range argv[2:] {
@@ -322,6 +324,60 @@ func buildTarget(argv []string) string {
 		case strings.HasPrefix(a, "-") || strings.Contains(a, "="):
 		case trainerName([]string{a}):
 			return "a training target (" + filepath.Base(argv[0]) + " " + a + ")"
+		}
+	}
+	return ""
+}
+
+// taskTarget names a task of a task runner that trains, by its name:
+// tox -e train, nox -s train, invoke train, doit train, snakemake train.
+func taskTarget(argv []string) string {
+	name := filepath.Base(argv[0])
+	var tasks []string
+	switch name {
+	case "tox", "nox":
+		for i := 1; i < len(argv); i++ {
+			a := argv[i]
+			switch {
+			case a == "-e" || a == "-s" || a == "--envlist" || a == "--session" || a == "--sessions":
+				for i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
+					i++
+					tasks = append(tasks, strings.Split(argv[i], ",")...)
+					if name == "tox" {
+						break
+					}
+				}
+			case strings.HasPrefix(a, "--envlist=") || strings.HasPrefix(a, "--sessions=") || strings.HasPrefix(a, "--session="):
+				_, v, _ := strings.Cut(a, "=")
+				tasks = append(tasks, strings.Split(v, ",")...)
+			case len(a) > 2 && (strings.HasPrefix(a, "-e") || strings.HasPrefix(a, "-s")) && !strings.HasPrefix(a, "--"):
+				tasks = append(tasks, strings.Split(a[2:], ",")...)
+			}
+		}
+	default:
+		// The targets are the words that are not options or their values;
+		// snakemake's --until, --forcerun and the like name rules that run.
+		valued := " -c --collection -r --search-root -f --config -b -l --list-format -p --pty --dep-file --db-file --backend --output-file -n --num-process -P "
+		if name == "snakemake" {
+			valued = " --cores -c --jobs -j --configfile --configfiles -C --snakefile -s --directory -d --profile --resources --set-threads --default-resources --executor -e --latency-wait -w --conda-prefix --apptainer-args --singularity-args --max-threads --local-cores --scheduler --rerun-triggers --config "
+		}
+		w := wrapper{valued: valued}
+		for i := 1; i < len(argv); i++ {
+			a := argv[i]
+			switch {
+			case w.takesValue(a):
+				i++
+			case strings.HasPrefix(a, "-") || strings.Contains(a, "="):
+			case i > 1 && strings.HasPrefix(argv[i-1], "--") && name != "snakemake" && !strings.Contains(argv[i-1], "="):
+				// the value of a task's own option (invoke prep --split train)
+			default:
+				tasks = append(tasks, a)
+			}
+		}
+	}
+	for _, t := range tasks {
+		if t != "" && trainerName(strings.Split(t, "/")) {
+			return "a training task (" + name + " " + t + ")"
 		}
 	}
 	return ""

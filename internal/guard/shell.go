@@ -29,6 +29,10 @@ type call struct {
 	// opaqueWhy, when set, says what runs is argv[0], which the guard
 	// cannot resolve or read.
 	opaqueWhy string
+	// via says how the command the agent wrote comes to run this one (a
+	// Makefile recipe, inline code, a copy made earlier); "" when it is
+	// the command itself.
+	via string
 }
 
 // An input is what a command reads on its standard input.
@@ -61,6 +65,10 @@ type analyzer struct {
 	writes  []write
 	tooDeep string // the first source nested beyond maxDepth
 	home    string // $HOME, for ~
+	// files are the files the command line writes before it may run
+	// them, by absolute path: what each holds, as far as the guard can
+	// tell.
+	files map[string]*origin
 }
 
 // A scope is what a command inherits from the shell that runs it.
@@ -72,6 +80,7 @@ type scope struct {
 	// find -exec and parallel, xargs -I's replace string): a word that
 	// holds one is not exact.
 	marks []string
+	via   string // how the commands of this scope come to run (call.via)
 }
 
 func (s *scope) clone() *scope {
@@ -134,6 +143,11 @@ func (w *walker) stmt(s *syntax.Stmt, sc *scope, in input) {
 	if s == nil {
 		return
 	}
+	type out struct {
+		path string
+		app  bool
+	}
+	var outs []out
 	for _, r := range s.Redirs {
 		w.substs(r.Word, sc)
 		switch r.Op {
@@ -142,6 +156,9 @@ func (w *walker) stmt(s *syntax.Stmt, sc *scope, in input) {
 				f, ok := w.fields(r.Word, sc)
 				for _, p := range f {
 					w.a.writes = append(w.a.writes, write{path: p, exact: ok, dirs: sc.dirs, text: w.span(s.Pos(), s.End())})
+					if ok && (r.N == nil || r.N.Value == "1") && r.Op != syntax.RdrInOut {
+						outs = append(outs, out{p, r.Op == syntax.AppOut || r.Op == syntax.AppAll})
+					}
 				}
 			}
 		}
@@ -164,6 +181,13 @@ func (w *walker) stmt(s *syntax.Stmt, sc *scope, in input) {
 			} else {
 				in = input{kind: inUnknown}
 			}
+		}
+	}
+	if len(outs) > 0 {
+		// A file written here may be run later in the line.
+		o := w.content(s, sc, in)
+		for _, x := range outs {
+			w.a.record(x.path, o, sc.dirs, x.app)
 		}
 	}
 	switch c := s.Cmd.(type) {
@@ -239,6 +263,12 @@ func (w *walker) piped(x *syntax.Stmt, sc *scope) input {
 		}
 		return input{kind: inUnknown}
 	}
+	return w.emits(ce, sc)
+}
+
+// emits is what a simple command writes, as far as the guard can tell:
+// the words of echo or printf, or the file cat reads.
+func (w *walker) emits(ce *syntax.CallExpr, sc *scope) input {
 	argv, exact := w.words(ce.Args, sc)
 	for _, e := range exact {
 		if !e {
@@ -253,8 +283,8 @@ func (w *walker) piped(x *syntax.Stmt, sc *scope) input {
 		}
 		return input{kind: inText, text: strings.Join(args, " ")}
 	case "printf":
-		if len(argv) == 2 && !strings.Contains(argv[1], "%") {
-			return input{kind: inText, text: strings.NewReplacer(`\n`, "\n", `\t`, "\t").Replace(argv[1])}
+		if text, ok := printf(argv[1:]); ok {
+			return input{kind: inText, text: text}
 		}
 	case "cat":
 		if len(argv) == 2 && !strings.HasPrefix(argv[1], "-") {
@@ -398,6 +428,42 @@ func (a *analyzer) fallback(src string, depth int, sc *scope) {
 		inner.stdin = input{kind: inUnknown}
 		a.run(map[string]string{}, words, exact, strings.TrimSpace(seg), &inner, depth)
 	}
+}
+
+// printf is what printf prints for a format whose only conversions are
+// %s and %b (the format is reused while arguments remain, as printf does).
+func printf(args []string) (string, bool) {
+	if len(args) == 0 || args[0] == "-v" {
+		return "", false
+	}
+	format, args := args[0], args[1:]
+	if strings.Count(format, "%") != strings.Count(format, "%s")+strings.Count(format, "%b")+2*strings.Count(format, "%%") {
+		return "", false
+	}
+	esc := strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\\`, `\`)
+	var b strings.Builder
+	for first := true; first || len(args) > 0; first = false {
+		rest := format
+		for {
+			i := strings.IndexByte(rest, '%')
+			if i < 0 || i+1 >= len(rest) {
+				b.WriteString(esc.Replace(rest))
+				break
+			}
+			b.WriteString(esc.Replace(rest[:i]))
+			if rest[i+1] == '%' {
+				b.WriteByte('%')
+			} else if len(args) > 0 {
+				b.WriteString(args[0])
+				args = args[1:]
+			}
+			rest = rest[i+2:]
+		}
+		if !strings.Contains(format, "%s") && !strings.Contains(format, "%b") {
+			break
+		}
+	}
+	return b.String(), true
 }
 
 // assignment splits a NAME=VALUE word.

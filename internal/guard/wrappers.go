@@ -42,7 +42,7 @@ func (a *analyzer) run(env map[string]string, args []string, exact []bool, text 
 		}
 	}
 	if len(args) > 0 {
-		a.cmds = append(a.cmds, call{env: env, argv: args, exact: exact, text: text, dirs: dirs, stdin: sc.stdin, open: open})
+		a.add(call{env: env, argv: args, exact: exact, text: text, dirs: dirs, stdin: sc.stdin, open: open}, sc, depth)
 	}
 }
 
@@ -67,7 +67,7 @@ func remark(args []string, exact []bool, marks []string) ([]string, []bool) {
 // opaque records a command the guard cannot see through: what runs is in
 // word, which it cannot resolve or read.
 func (a *analyzer) opaque(word, why, text string, sc *scope) {
-	a.cmds = append(a.cmds, call{argv: []string{word}, exact: []bool{false}, text: text, dirs: sc.dirs, stdin: input{kind: inUnknown}, opaqueWhy: why})
+	a.cmds = append(a.cmds, call{argv: []string{word}, exact: []bool{false}, text: text, dirs: sc.dirs, stdin: input{kind: inUnknown}, opaqueWhy: why, via: sc.via})
 }
 
 // programName is the name of the program a command word runs: its base
@@ -104,7 +104,7 @@ func (a *analyzer) shell(env map[string]string, args []string, exact []bool, tex
 	name := programName(args[0], exact[0])
 	if name == "busybox" {
 		if len(args) < 2 || !isShell(args[1]) {
-			a.cmds = append(a.cmds, call{env: env, argv: args[1:], exact: exact[1:], text: text, dirs: sc.dirs, stdin: sc.stdin})
+			a.add(call{env: env, argv: args[1:], exact: exact[1:], text: text, dirs: sc.dirs, stdin: sc.stdin}, sc, depth)
 			return
 		}
 		args, exact = args[1:], exact[1:]
@@ -152,7 +152,7 @@ func (a *analyzer) shell(env map[string]string, args []string, exact []bool, tex
 		if exact[i] && !strings.Contains(script, "/") {
 			script = "./" + script // a script path, not a command looked up on PATH
 		}
-		a.cmds = append(a.cmds, call{env: env, argv: append([]string{script}, args[i+1:]...), exact: exact[i:], text: text, dirs: sc.dirs, script: true})
+		a.add(call{env: env, argv: append([]string{script}, args[i+1:]...), exact: exact[i:], text: text, dirs: sc.dirs, script: true}, sc, depth)
 	default:
 		a.stdinSource(name, env, text, sc, depth)
 	}
@@ -167,7 +167,7 @@ func (a *analyzer) stdinSource(name string, env map[string]string, text string, 
 		inner.stdin = input{}
 		a.source(sc.stdin.text, depth+1, &inner)
 	case inFile:
-		a.cmds = append(a.cmds, call{env: env, argv: []string{sc.stdin.path}, exact: []bool{true}, text: text, dirs: sc.dirs, script: true})
+		a.add(call{env: env, argv: []string{sc.stdin.path}, exact: []bool{true}, text: text, dirs: sc.dirs, script: true}, sc, depth)
 	case inUnknown:
 		a.opaque(name, "commands "+name+" reads from a pipe", text, sc)
 	}
@@ -270,6 +270,9 @@ func (a *analyzer) unwrap(name string, args []string, exact []bool, text string,
 		return step{done: true}, true
 	case "git":
 		return a.git(args, exact, text, sc, depth)
+	case "make", "gmake":
+		a.make(args, exact, text, sc, depth)
+		return step{}, false // the goals' names are judged too (make train)
 	case "bwrap":
 		return at(bwrapCommand(args)), true
 	case "tmux":
@@ -393,7 +396,7 @@ func (a *analyzer) unwrap(name string, args []string, exact []bool, text string,
 				return step{done: true}, true
 			case "-f":
 				if i+1 < len(args) {
-					a.cmds = append(a.cmds, call{argv: args[i+1 : i+2], exact: exact[i+1 : i+2], text: text, dirs: sc.dirs, script: true})
+					a.add(call{argv: args[i+1 : i+2], exact: exact[i+1 : i+2], text: text, dirs: sc.dirs, script: true}, sc, depth)
 				}
 				return step{done: true}, true
 			case "-q", "-t":
