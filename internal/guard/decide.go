@@ -22,7 +22,7 @@ func (g *Guard) decide(command, cwd string, canAsk bool) Decision {
 		if g.root(cwd) == "" {
 			return Decision{}
 		}
-		return denyf("%s nests shell commands (more than %d levels) or brackets (more than %d) deeper than the guard follows; run the inner command directly", quote(a.tooDeep), maxDepth, maxBrackets)
+		return denyf("%s nests shell commands (more than %d levels), brackets (more than %d) or source (%d MiB in all, with what it runs) deeper than the guard follows; run the inner command directly", quote(a.tooDeep), maxDepth, maxBrackets, maxParsed>>20)
 	}
 	for _, w := range a.writes {
 		if !w.exact {

@@ -199,7 +199,7 @@ func (a *analyzer) followFile(c call, sc *scope, depth int) {
 		}
 		inner := sc.with(c.dirs)
 		inner.stdin = input{}
-		inner.via = quote(c.text) + " runs " + file + ", which the command line writes before it"
+		inner.via = chain(sc.via, quote(c.text)+" runs "+file+", which the command line writes before it")
 		for _, t := range o.text {
 			first, _, _ := strings.Cut(t, "\n")
 			if python || strings.HasPrefix(first, "#!") && strings.Contains(first, "python") {

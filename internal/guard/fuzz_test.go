@@ -85,6 +85,12 @@ func FuzzDecide(f *testing.F) {
 		"script -qec 'rlxp contract approve' /dev/null; su -c; flock l -c",
 		"echo x > .rlxp/ledger.jsonl; sed -i s/a/b/ .rlxp/x.yaml; python3 -c \"open('.rlxp/a','w')\"",
 		"cd $X && cd - && pushd /tmp && bash scripts/run.sh train x",
+		"python3 -c \"import os, subprocess; os.system('python3 train.py'); subprocess.run(['torchrun', 'x.py'])\"",
+		"python3 - <<'EOF'\nimport runpy, train as t, a.b\nfrom x.y import z\nrunpy.run_path('train.py')\n'''`qx`'''\nEOF",
+		"perl -e 'system(\"python3\", \"train.py\"); print `ls`' ; node -e \"require('child_process').spawn('a', ['b'])\"",
+		"cp train.py /tmp/t.py && ln -s a b && dd if=x of=y && tee q < r; python3 /tmp/t.py; bash b; ./y",
+		"echo 'torchrun x' > r.sh; printf '%s\\n%b' a b > s.sh; curl x > u.sh; bash r.sh && sh s.sh && . u.sh",
+		"make -C . -f Makefile -j4 run V=1 && make -n && tox -e train,lint && nox -s t && invoke x --y z && snakemake -c1",
 	} {
 		f.Add(s)
 	}
@@ -93,3 +99,48 @@ func FuzzDecide(f *testing.F) {
 		checkDecision(t, testGuard(repo, p).Decide(command, repo))
 	})
 }
+
+// FuzzMakefile feeds makefiles, seeded with this repository's own and the
+// forms repository's, to the makefile reader and the recipe walk: they
+// must end, within their bounds, whatever the text.
+func FuzzMakefile(f *testing.F) {
+	own, err := os.ReadFile(filepath.Join("..", "..", "Makefile"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(string(own), "build")
+	f.Add(string(own), "")
+	f.Add(makefileSeed, "smoke")
+	f.Add("a: b ; echo $@ $< $^ $$x $(X:.c=.o) ${Y} $Z\n\t$(shell ls) $(foreach v,$(V),$(v))\nb::\n\t@-+echo \\\n next\ndefine T\n\tx\nendef\nX != ls\nY ?= 1\nY += 2\nZ ::= $(Y)\n", "a")
+	f.Fuzz(func(t *testing.T, data, goal string) {
+		mf := parseMakefile("/r/Makefile", data, maxIncludes)
+		var goals []string
+		if goal != "" {
+			goals = []string{goal}
+		}
+		if rs := mf.recipes(goals, goal == "all", nil, "/r"); len(rs) > maxRecipes+len(data) {
+			t.Fatalf("%d recipe lines from %d bytes", len(rs), len(data))
+		}
+	})
+}
+
+// makefileSeed is the kind of makefile RL repositories have: variables,
+// phony targets, a training target behind a prerequisite.
+const makefileSeed = `PY ?= python3
+LINT_PATHS = *.py tests/ scripts/
+.PHONY: all test lint run data smoke
+all: lint test ## the default goal
+test:
+	$(PY) -m pytest -q tests
+lint:
+	# stop on syntax errors
+	ruff check ${LINT_PATHS} --select=E9,F63
+run: data
+	$(PY) train.py --config configs/a.json
+data:
+	$(PY) split_train_val.py
+smoke:
+	-@$(MAKE) run EPOCHS=1
+docs:
+	cd docs && $(MAKE) html
+`

@@ -22,6 +22,15 @@ func (a *analyzer) add(c call, sc *scope, depth int) {
 	a.recordCopy(c)
 }
 
+// chain says how a command nested in another comes to run: the outer
+// command's way first.
+func chain(outer, inner string) string {
+	if outer == "" {
+		return inner
+	}
+	return outer + ": " + inner
+}
+
 // followCode follows the inline code of an interpreter (python -c, a
 // Python here-document, node -e, perl -e, ruby -e): the commands it
 // spawns and, for Python, the modules it imports and the scripts it
@@ -40,7 +49,7 @@ func (a *analyzer) followCode(c call, sc *scope, depth int) {
 	}
 	inner := sc.with(c.dirs)
 	inner.stdin = input{}
-	inner.via = quote(c.text) + " runs it through its inline code"
+	inner.via = chain(sc.via, quote(c.text)+" runs it through its inline code")
 	a.code(code, python, inner, depth)
 }
 
@@ -72,8 +81,12 @@ func (a *analyzer) code(code string, python bool, sc *scope, depth int) {
 			}
 		}
 	}
+	seen := map[string]bool{}
 	for _, s := range src {
-		a.source(s, depth+1, sc)
+		if !seen[s] {
+			seen[s] = true
+			a.source(s, depth+1, sc)
+		}
 	}
 }
 

@@ -42,7 +42,7 @@ func (a *analyzer) make(args []string, exact []bool, text string, sc *scope, dep
 				if err != nil {
 					rel = r.file
 				}
-				inner.via = fmt.Sprintf("%s runs the recipe of %s (%s:%d)", quote(text), r.target, rel, r.line)
+				inner.via = chain(sc.via, fmt.Sprintf("%s runs the recipe of %s (%s:%d)", quote(text), r.target, rel, r.line))
 				a.source(r.text, depth+1, inner)
 			}
 			if len(inv.files) == 0 {
@@ -142,7 +142,14 @@ type makefile struct {
 	rules map[string]*makeRule
 	goal  string // the default goal: the first target
 	order []string
+	// expansions counts variable expansions, bounded by maxExpansions:
+	// variables that refer to each other many times over would otherwise
+	// take exponential time.
+	expansions int
 }
+
+// maxExpansions bounds the variable expansions of one makefile.
+const maxExpansions = 1 << 16
 
 type makeRule struct {
 	prereqs []string
@@ -325,8 +332,12 @@ func (mf *makefile) recipes(goals []string, all bool, vars map[string]string, di
 // function call ($(shell ...), $(wildcard ...)) is left as written, which
 // the shell then reads as a command substitution it cannot resolve.
 func (mf *makefile) expand(s string, auto map[string]string, depth int) string {
-	if !strings.Contains(s, "$") || depth > 16 {
+	if !strings.Contains(s, "$") {
 		return s
+	}
+	mf.expansions++
+	if depth > 16 || mf.expansions > maxExpansions || len(s) > 1<<20 {
+		return ""
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {

@@ -63,7 +63,8 @@ type write struct {
 type analyzer struct {
 	cmds    []call
 	writes  []write
-	tooDeep string // the first source nested beyond maxDepth
+	tooDeep string // the first source nested beyond maxDepth (or beyond maxParsed in all)
+	parsed  int    // bytes of source parsed so far
 	home    string // $HOME, for ~
 	// files are the files the command line writes before it may run
 	// them, by absolute path: what each holds, as far as the guard can
@@ -110,7 +111,8 @@ func (s *scope) chdir(dir string) {
 // and control flow. Source that does not parse as bash is split on the
 // shell's operators instead, so that a launch inside it is still seen.
 func (a *analyzer) source(src string, depth int, sc *scope) {
-	if depth > maxDepth || bracketDepth(src) > maxBrackets {
+	a.parsed += len(src)
+	if depth > maxDepth || bracketDepth(src) > maxBrackets || a.parsed > maxParsed {
 		if a.tooDeep == "" {
 			a.tooDeep = src
 		}
@@ -124,6 +126,11 @@ func (a *analyzer) source(src string, depth int, sc *scope) {
 	w := &walker{a: a, src: src, depth: depth}
 	w.stmts(f.Stmts, sc)
 }
+
+// maxParsed bounds the shell source one decision parses, nested sources
+// (inline code, recipes, scripts written earlier) included, so that the
+// hook answers in time whatever the command.
+const maxParsed = 32 << 20
 
 // A walker walks one parsed source.
 type walker struct {
