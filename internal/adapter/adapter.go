@@ -58,12 +58,15 @@ type Adapter struct {
 
 // Parse reads adapter.yaml; a schema violation is an error naming the file,
 // line and field.
-func Parse(path string, data []byte) (*Adapter, error) {
+func Parse(path string, data []byte) (*Adapter, error) { return ParseWith(nil, path, data) }
+
+// ParseWith is Parse, skipping the schema for exact bytes v saw pass it.
+func ParseWith(v *schema.Verdicts, path string, data []byte) (*Adapter, error) {
 	f, err := document.Parse(path, data)
 	if err != nil {
 		return nil, err
 	}
-	errs, err := Check(f)
+	errs, err := check(v, f)
 	if err != nil {
 		return nil, err
 	}
@@ -80,8 +83,10 @@ func Parse(path string, data []byte) (*Adapter, error) {
 // Check lists every problem of a parsed adapter.yaml: schema violations,
 // and metric sources in a format rlxp cannot read (found here rather than
 // at scoring time).
-func Check(f *document.File) ([]*document.Error, error) {
-	errs, err := schema.Check(f, schema.Adapter)
+func Check(f *document.File) ([]*document.Error, error) { return check(nil, f) }
+
+func check(v *schema.Verdicts, f *document.File) ([]*document.Error, error) {
+	errs, err := v.Check(f, schema.Adapter)
 	if err != nil || len(errs) > 0 {
 		return errs, err
 	}

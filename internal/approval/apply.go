@@ -20,13 +20,19 @@ func Apply(r *state.Repo, c *contract.Loaded, set *experiment.Set) error {
 	if err != nil {
 		return err
 	}
+	b.Apply(c, set)
+	return nil
+}
+
+// Apply gives the contract and the experiments (either may be nil) the
+// approvals b records, as Apply does with the log it reads.
+func (b Book) Apply(c *contract.Loaded, set *experiment.Set) {
 	if c != nil {
 		c.UseApprovals(b.approvals(Section), b.Problem)
 	}
 	if set != nil {
 		set.UseApprovals(b.approvals(Experiment), b.Problem)
 	}
-	return nil
 }
 
 // approvals are the latest approval of each subject of a kind, in the form

@@ -10,6 +10,8 @@ import (
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/manual"
 	"github.com/rlxp/rlxp/internal/pin"
+	"github.com/rlxp/rlxp/internal/schema"
+	"github.com/rlxp/rlxp/internal/workspace"
 )
 
 func newContractCmd() *Command {
@@ -53,11 +55,16 @@ func runContractStatus(env *Env, o *contractOptions, args []string) error {
 	if len(args) > 0 {
 		return usagef("status takes no arguments")
 	}
-	r, l, err := openContract(env, o.root)
+	r, err := openRepo(env, o.root)
 	if err != nil {
 		return err
 	}
-	st, ad := l.Status(), pin.AdapterStatus(r)
+	v := schema.VerdictsOf(r)
+	l, book, err := workspace.ContractView(r, v)
+	if err != nil {
+		return err
+	}
+	st, ad := l.Status(), pin.AdapterStatus(r, v, book)
 	if o.json {
 		if err := writeJSON(env.Stdout, contractStatusResult{"rlxp.contract-status/v1", l.File.Path, st, ad}); err != nil {
 			return err

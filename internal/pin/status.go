@@ -8,6 +8,7 @@ import (
 	"github.com/rlxp/rlxp/internal/approval"
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/experiment"
+	"github.com/rlxp/rlxp/internal/schema"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
@@ -39,27 +40,25 @@ type AdapterPin struct {
 
 // AdapterStatus reads adapter.yaml and compares its material with the pin
 // of every experiment whose approval is current and that may still launch
-// (approved or running).
-func AdapterStatus(r *state.Repo) AdapterState {
+// (approved or running), with the approvals book records (as read from
+// the repository's log); v's verdicts spare validating files that passed
+// their schema before.
+func AdapterStatus(r *state.Repo, v *schema.Verdicts, book approval.Book) AdapterState {
 	st := AdapterState{File: r.Show(state.Adapter), Fields: AdapterMaterial(), Experiments: []AdapterPin{}}
 	data, err := r.Read(state.Adapter)
 	if err != nil {
 		st.Problem = err.Error()
 		return st
 	}
-	ad, err := adapter.Parse(r.Show(state.Adapter), data)
+	ad, err := adapter.ParseWith(v, r.Show(state.Adapter), data)
 	if err != nil {
 		st.Problem = err.Error()
 		return st
 	}
 	now := Material{Adapter: AdapterDigest(ad), AdapterFields: adapterFields(ad)}
 	st.Digest = now.Adapter
-	book, err := approval.LogOf(r).Read()
-	if err == nil && book.Problem != nil {
-		err = book.Problem
-	}
-	if err != nil {
-		st.Problem = err.Error()
+	if book.Problem != nil {
+		st.Problem = book.Problem.Error()
 		return st
 	}
 	data, err = r.Read(state.Experiments)
@@ -67,15 +66,12 @@ func AdapterStatus(r *state.Repo) AdapterState {
 		st.Problem = err.Error()
 		return st
 	}
-	set, err := experiment.Parse(r.Show(state.Experiments), data)
+	set, err := experiment.ParseWith(v, r.Show(state.Experiments), data)
 	if err != nil {
 		st.Problem = err.Error()
 		return st
 	}
-	if err := approval.Apply(r, nil, set); err != nil {
-		st.Problem = err.Error()
-		return st
-	}
+	book.Apply(nil, set)
 	latest := book.Latest(approval.Experiment)
 	for _, e := range set.Experiments {
 		rec, ok := latest[e.ID]

@@ -6,6 +6,7 @@ package state
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +24,11 @@ const (
 	Ledger      = "ledger.jsonl"
 	Approvals   = "approvals.jsonl"
 	Runs        = "runs"
-	lockName    = ".lock"
+	// Cache holds what rlxp derives from the state files to skip work
+	// another time. Nothing in it is a record: deleting it costs time
+	// alone, and it keeps itself out of git.
+	Cache    = "cache"
+	lockName = ".lock"
 )
 
 // A Repo is a target repository with (possibly) a .rlxp directory.
@@ -54,6 +59,30 @@ func (r *Repo) Dir() string { return filepath.Join(r.Root, DirName) }
 
 // Path is the absolute path of a file inside .rlxp.
 func (r *Repo) Path(name string) string { return filepath.Join(r.Root, DirName, name) }
+
+// CachePath is the absolute path of one cache inside .rlxp/cache.
+func (r *Repo) CachePath(name string) string { return filepath.Join(r.Root, DirName, Cache, name) }
+
+// MakeCache creates the cache name inside .rlxp/cache, and .rlxp/cache
+// itself with a .gitignore that keeps all of it out of git, but never
+// .rlxp: a repository rlxp has not initialised stays untouched. Either
+// directory must be a directory, not a link to one elsewhere.
+func (r *Repo) MakeCache(name string) error {
+	dir := r.Path(Cache)
+	for _, d := range []string{dir, filepath.Join(dir, name)} {
+		if err := os.Mkdir(d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("create %s: %w", d, err)
+		}
+		if fi, err := os.Lstat(d); err != nil || !fi.IsDir() {
+			return fmt.Errorf("create %s: not a directory", d)
+		}
+	}
+	ignore := filepath.Join(dir, ".gitignore")
+	if _, err := os.Lstat(ignore); errors.Is(err, fs.ErrNotExist) {
+		return WriteFile(ignore, []byte("# Derived from the state files: never reviewed, safe to delete.\n*\n"), 0o644)
+	}
+	return nil
+}
 
 // Show is the path of a file inside .rlxp as shown to the user.
 func (r *Repo) Show(name string) string {

@@ -18,24 +18,35 @@ import (
 	"github.com/rlxp/rlxp/internal/launch"
 	"github.com/rlxp/rlxp/internal/probe"
 	"github.com/rlxp/rlxp/internal/runs"
+	"github.com/rlxp/rlxp/internal/schema"
 	"github.com/rlxp/rlxp/internal/slurm"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
 // Contract reads contract.yaml with the approvals the log records.
 func Contract(r *state.Repo) (*contract.Loaded, error) {
+	l, _, err := ContractView(r, nil)
+	return l, err
+}
+
+// ContractView is Contract for a report, which reads the rest of the
+// repository's state with the same approvals log (returned): v's verdicts
+// spare validating a contract that passed its schema before.
+func ContractView(r *state.Repo, v *schema.Verdicts) (*contract.Loaded, approval.Book, error) {
 	data, err := r.Read(state.Contract)
 	if err != nil {
-		return nil, err
+		return nil, approval.Book{}, err
 	}
-	l, err := contract.Parse(r.Show(state.Contract), data)
+	l, err := contract.ParseWith(v, r.Show(state.Contract), data)
 	if err != nil {
-		return nil, err
+		return nil, approval.Book{}, err
 	}
-	if err := approval.Apply(r, l, nil); err != nil {
-		return nil, err
+	book, err := approval.LogOf(r).Read()
+	if err != nil {
+		return nil, approval.Book{}, err
 	}
-	return l, nil
+	book.Apply(l, nil)
+	return l, book, nil
 }
 
 // Experiments reads experiments.yaml with the approvals the log records.
