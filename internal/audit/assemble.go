@@ -19,6 +19,9 @@ type assembler struct {
 	matched  []int // profiles with evidence, best first
 	rep      *Report
 	eps      map[string]*EntryPoint
+	// trainDefs names the functions of the repository that train, once
+	// a documented command needs them (callsTraining).
+	trainDefs map[string]bool
 }
 
 func assemble(root string, lst *listing, files []*facts, profiles []Profile, sc *scanner) *Report {

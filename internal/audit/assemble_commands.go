@@ -594,11 +594,47 @@ func (a *assembler) documentedTrain(argv []string, e *EntryPoint) bool {
 	if f == nil {
 		return false
 	}
-	if f.has(catTrains, "") {
+	if f.has(catTrains, "") || a.callsTraining(f) {
 		return true
 	}
 	for _, h := range f.hits {
 		if h.cat == catParser && h.name == "hydra" && strings.Contains(h.text, "hydra.main") {
+			return true
+		}
+	}
+	return false
+}
+
+// callsTraining reports a script that trains through the repository's
+// own code: it calls a method another file defines that trains
+// (agent.update_parameters(memory, batch_size), where update_parameters
+// steps an optimiser).
+func (a *assembler) callsTraining(f *facts) bool {
+	if f.src == "" {
+		return false
+	}
+	if a.trainDefs == nil {
+		a.trainDefs = map[string]bool{}
+		for _, g := range a.files {
+			if g.src == "" || !g.has(catTrains, "") {
+				continue
+			}
+			for _, d := range pyDefs(g) {
+				body := g.src[d.body:d.end]
+				if strings.HasPrefix(d.name, "__") || d.name == "forward" {
+					continue
+				}
+				for _, lit := range trainCalls {
+					if strings.Contains(body, lit) {
+						a.trainDefs[d.name] = true
+						break
+					}
+				}
+			}
+		}
+	}
+	for _, c := range callsIn(f.src, 0, len(f.src), func(n string) bool { return a.trainDefs[n] }) {
+		if strings.Contains(c.callee, ".") && len(c.args) > 0 {
 			return true
 		}
 	}
