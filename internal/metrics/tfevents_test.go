@@ -1035,8 +1035,9 @@ func (s *tfBenchSink) Point(tag string, p Point) error {
 	return nil
 }
 
-// BenchmarkReadTFEvents reads a generated file; RLXP_BENCH_TFEVENTS names
-// an existing event file to read instead.
+// BenchmarkReadTFEvents reads a generated file, point by point and as
+// inspect does; RLXP_BENCH_TFEVENTS names an existing event file to read
+// instead.
 func BenchmarkReadTFEvents(b *testing.B) {
 	path := os.Getenv("RLXP_BENCH_TFEVENTS")
 	var size int64
@@ -1053,13 +1054,32 @@ func BenchmarkReadTFEvents(b *testing.B) {
 	b.SetBytes(size)
 	b.ReportAllocs()
 	b.ResetTimer()
-	for b.Loop() {
-		var s tfBenchSink
-		if _, err := readTFEvents(path, &s); err != nil {
-			b.Fatal(err)
+	// A sink that takes points one by one is read in two passes; inspect's
+	// summaries, in one.
+	b.Run("points", func(b *testing.B) {
+		b.SetBytes(size)
+		b.ReportAllocs()
+		for b.Loop() {
+			var s tfBenchSink
+			if _, err := readTFEvents(path, &s); err != nil {
+				b.Fatal(err)
+			}
+			if s.n == 0 {
+				b.Fatal("no points")
+			}
 		}
-		if s.n == 0 {
-			b.Fatal("no points")
+	})
+	b.Run("inspect", func(b *testing.B) {
+		b.SetBytes(size)
+		b.ReportAllocs()
+		for b.Loop() {
+			s, err := Inspect(path, TFEvents, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(s.Tags) == 0 {
+				b.Fatal("no tags")
+			}
 		}
-	}
+	})
 }
