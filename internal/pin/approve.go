@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/rlxp/rlxp/internal/adapter"
 	"github.com/rlxp/rlxp/internal/approval"
@@ -57,7 +58,7 @@ func Approve(ctx context.Context, r *state.Repo, id string, q approval.Request, 
 		return nil, nil, err
 	}
 	if q.Interactive {
-		ok, err := confirm(fmt.Sprintf("%s: %s\n", e.ID, e.Describe()), fmt.Sprintf("Approve experiment %s as %s? [y/N] ", e.ID, q.By))
+		ok, err := confirm(fmt.Sprintf("%s: %s\n%s", e.ID, e.Describe(), m.readsLine()), fmt.Sprintf("Approve experiment %s as %s? [y/N] ", e.ID, q.By))
 		if err != nil || !ok {
 			return e, nil, err
 		}
@@ -90,4 +91,13 @@ func Judge(ctx context.Context, r *state.Repo, l *contract.Loaded, e *experiment
 		return []string{err.Error()}, nil
 	}
 	return Stale(ctx, r, ad, e), ChangeSet(ctx, r, ad, l.Contract.Baseline.Experiment, e)
+}
+
+// readsLine tells the approver which files git does not show are pinned
+// with the approval, "" when none.
+func (m Material) readsLine() string {
+	if len(m.Reads) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("  also pins the files the run reads that git does not show: %s\n", strings.Join(keys(m.Reads, nil), ", "))
 }

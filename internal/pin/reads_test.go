@@ -253,3 +253,16 @@ func TestInterpreters(t *testing.T) {
 		}
 	}
 }
+
+// TestReadsLine: the approver is told which files git does not show are
+// pinned with the approval.
+func TestReadsLine(t *testing.T) {
+	m := Material{Reads: map[string]string{"private/base.json": "sha256:1", ".env": "sha256:2"}}
+	want := "  also pins the files the run reads that git does not show: .env, private/base.json\n"
+	if diff := cmp.Diff(want, m.readsLine()); diff != "" {
+		t.Errorf("readsLine (-want +got):\n%s", diff)
+	}
+	if got := (Material{}).readsLine(); got != "" {
+		t.Errorf("no reads told as %q", got)
+	}
+}

@@ -1,0 +1,53 @@
+package pin
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"testing"
+
+	"github.com/rlxp/rlxp/internal/adapter"
+	"github.com/rlxp/rlxp/internal/experiment"
+)
+
+// BenchmarkCompute pins an experiment in a git repository of 600 tracked
+// files, with an ignored data directory of 2,000 files and an ignored
+// virtual environment of 3,000 Python files: what the gate recomputes at
+// every check.
+func BenchmarkCompute(b *testing.B) {
+	files := map[string]string{
+		".gitignore":               "data/\n.venv/\nprivate/\nruns/\n",
+		"configs/base.yaml":        "defaults:\n  - model: small\nbase: private/base.json\n",
+		"configs/model/small.yaml": "h: 64\n",
+		"private/base.json":        `{"lr": 0.01}`,
+		"scripts/run.sh":           "source private/run.env\npython3 train.py \"$@\"\n",
+		"private/run.env":          "A=1\n",
+		"train.py":                 "print(1)\n",
+		".venv/pyvenv.cfg":         "home = /usr/bin\n",
+	}
+	for i := 0; i < 600; i++ {
+		files[fmt.Sprintf("pkg/m%d/mod%d.py", i%30, i)] = fmt.Sprintf("X = %d\n", i)
+	}
+	for i := 0; i < 2000; i++ {
+		files[fmt.Sprintf("data/shard%d/part%d.bin", i%20, i)] = "x"
+	}
+	for i := 0; i < 3000; i++ {
+		files[fmt.Sprintf(".venv/lib/site-packages/p%d/m%d.py", i%100, i)] = "y"
+	}
+	root := writeTree(b, files)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "-m", "repo"}} {
+		if out, err := exec.Command("git", append([]string{"-C", root}, args...)...).CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v: %s", args, err, out)
+		}
+	}
+	ad := &adapter.Adapter{Commands: map[string]string{"train": "bash scripts/run.sh --config {config} --seed {seed} --out {run_dir}"}}
+	ad.Config.Default = "configs/base.yaml"
+	e := &experiment.Experiment{ID: "fast", Seeds: []int{0, 1}}
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Compute(ctx, root, ad, ".rlxp/adapter.yaml", e); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
