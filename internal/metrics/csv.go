@@ -473,10 +473,12 @@ func (p *csvParser) lazyCells(l []byte, b *batch, off int64) bool {
 	}
 	p.nd, p.cm = lineMasks(l, p.nd, p.cm)
 	nd, cm := p.nd, p.cm
+	role, ids := cfg.role[:cfg.last+1], cfg.ids[:cfg.last+1]
+	sums, ri := b.sums, int32(len(b.rowm))
 	lex := int32(cap(b.data) - cap(l)) // of l[0]
 	q, cur := 0, cm[0]
-	s := 0
-	for c := 0; c <= cfg.last; c++ {
+	s, folded := 0, int32(0)
+	for c, r := range role {
 		for cur == 0 && q+1 < len(cm) {
 			q++
 			cur = cm[q]
@@ -486,14 +488,25 @@ func (p *csvParser) lazyCells(l []byte, b *batch, off int64) bool {
 			e = q<<6 + bits.TrailingZeros64(cur)
 			cur &= cur - 1
 		}
-		if cfg.role[c] == colMetric && plainCell(l, s, e, nd) {
-			b.foldLazy(cfg.ids[c], lex+int32(s))
-			p.nonEmpty++
-			p.header = false // a number is not a name
+		if r == colMetric && plainCell(l, s, e, nd) {
+			t := &sums[ids[c]]
+			if t.n == 0 {
+				t.first = ri
+				b.touched = append(b.touched, ids[c])
+			}
+			t.n++
+			t.last, t.lex = ri, lex+int32(s)
+			folded++
 		} else if err := p.cell(b, c, l[s:e], s+1, off); err != nil {
+			b.direct += folded
 			return false
 		}
 		s = e + 1
+	}
+	if folded > 0 {
+		b.direct += folded
+		p.nonEmpty += int(folded)
+		p.header = false // a number is not a name
 	}
 	return true
 }

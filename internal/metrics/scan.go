@@ -289,22 +289,6 @@ func (b *batch) addLazy(id int32, num []byte) {
 	b.vals = append(b.vals, rowVal{id: id, lex: int32(cap(b.data) - cap(num))})
 }
 
-// foldLazy adds the finite number whose spelling starts at lex (as in
-// rowVal) to the summary of tag id at once, as the current row's, instead
-// of queuing it for fold: for parsers that read the block again, with
-// values queued, when a row they folded into turns out to be rejected.
-// b.sums must hold id.
-func (b *batch) foldLazy(id, lex int32) {
-	t := &b.sums[id]
-	if t.n == 0 {
-		t.first = int32(len(b.rowm))
-		b.touched = append(b.touched, id)
-	}
-	t.n++
-	t.last, t.lex = int32(len(b.rowm)), lex
-	b.direct++
-}
-
 // A rowMeta ends a row's values in a batch.
 type rowMeta struct {
 	end  int32 // index in batch.vals after the row's last value (a count of values, when summarized)
@@ -332,7 +316,7 @@ type batch struct {
 	lazy   bool
 	data   []byte
 	folded int32 // values folded into sums
-	direct int32 // values of the current row folded by foldLazy
+	direct int32 // values of the current row its parser folded into sums itself
 
 	// For a summarizing sink: what the block holds of each tag, by id,
 	// computed by the parsing goroutine.
