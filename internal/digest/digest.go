@@ -63,41 +63,12 @@ func OpenDefault(getenv func(string) string) *Cache {
 // File hashes the regular file at path, counting each byte read on
 // counted (which may be nil); a cache hit reads nothing.
 func (c *Cache) File(path string, counted io.Writer) (string, error) {
-	f, err := os.Open(path)
+	r, err := c.Begin(path, counted)
 	if err != nil {
-		return "", fmt.Errorf("hash %s: %w", path, err)
+		return "", err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", fmt.Errorf("hash %s: %w", path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("hash %s: not a regular file", path)
-	}
-	key, stamped := Stamp(fi)
-	if c != nil && stamped {
-		if sum, ok := c.get(key); ok {
-			return sum, nil
-		}
-	}
-	h := sha256.New()
-	w := io.Writer(h)
-	if counted != nil {
-		w = io.MultiWriter(h, counted)
-	}
-	if _, err := io.Copy(w, f); err != nil {
-		return "", fmt.Errorf("hash %s: %w", path, err)
-	}
-	sum := Prefix + hex.EncodeToString(h.Sum(nil))
-	// Stamps read after the hash: a file changed meanwhile is not stored.
-	after, err := f.Stat()
-	if c != nil && stamped && err == nil {
-		if k, _ := Stamp(after); k == key && c.now().Sub(after.ModTime()) > settle {
-			c.put(key, sum)
-		}
-	}
-	return sum, nil
+	defer r.Close()
+	return r.Sum()
 }
 
 // Path hashes a file, or a directory (an MLflow run) as its files'

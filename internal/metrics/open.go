@@ -27,6 +27,35 @@ type ByteCounter interface {
 	BytesRead(n int64)
 }
 
+// A File is an open metric file as the readers use it.
+type File interface {
+	io.Reader
+	io.ReaderAt
+	io.Closer
+}
+
+// An Opener is what a Sink may also implement to hand the readers the
+// files they read, instead of their opening them: a caller that reads a
+// file for something else at the same time (its digest) lends them the
+// bytes it reads, so the file is read once. OpenSource is called with each
+// path a reader opens and returns the open file and its stat, refusing
+// what OpenSource refuses.
+type Opener interface {
+	OpenSource(path string) (File, os.FileInfo, error)
+}
+
+// open opens path for a reader whose sink is sink.
+func open(path string, sink Sink) (File, os.FileInfo, error) {
+	if o, ok := sink.(Opener); ok {
+		return o.OpenSource(path)
+	}
+	f, st, err := OpenSource(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, st, nil
+}
+
 // OpenSource opens the metric file at path for reading. It refuses
 // anything but a regular file (a directory, a FIFO, a socket, a device,
 // also through a symlink) without blocking, with an *Error naming path.
@@ -77,7 +106,7 @@ func osMsg(err error) string {
 
 // A countingFile reports the bytes read from a binary log.
 type countingFile struct {
-	*os.File
+	File
 	c ByteCounter
 }
 
@@ -100,7 +129,7 @@ func (f countingFile) Read(p []byte) (int, error) {
 // binOpen opens one metric file for a binary reader: the reader and its
 // size.
 func binOpen(path string, sink Sink) (binFile, int64, error) {
-	f, st, err := OpenSource(path)
+	f, st, err := open(path, sink)
 	if err != nil {
 		return binFile{}, 0, err
 	}
@@ -113,7 +142,7 @@ func binOpen(path string, sink Sink) (binFile, int64, error) {
 
 // A binFile is an open binary log.
 type binFile struct {
-	f *os.File
+	f File
 	r interface {
 		io.Reader
 		io.ReaderAt
@@ -129,7 +158,7 @@ var errNoLine = errors.New("no complete line yet")
 // A textFile is an open text-format metric file, cut to its complete
 // lines when the format is line-based.
 type textFile struct {
-	f     *os.File
+	f     File
 	path  string
 	start int64 // after a UTF-8 byte-order mark
 	end   int64 // after the last line ending; the bytes after it are a line still being written
@@ -143,7 +172,7 @@ type textFile struct {
 // (lines set) it finds the end of the last complete line, and returns
 // errNoLine when there is none.
 func openText(path string, format Format, lines bool, sink Sink) (*textFile, error) {
-	f, st, err := OpenSource(path)
+	f, st, err := open(path, sink)
 	if err != nil {
 		return nil, err
 	}

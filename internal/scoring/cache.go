@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"os"
 	"slices"
 
+	"github.com/rlxp/rlxp/internal/digest"
 	"github.com/rlxp/rlxp/internal/metrics"
 	"github.com/rlxp/rlxp/internal/score"
 )
@@ -97,15 +99,36 @@ func (rd reader) cachedRead(path string, fi fs.FileInfo, name string, specs []me
 	return cs, true
 }
 
-// tagRecorder is a Collector that also lists the tags a file holds.
+// tagRecorder is a Collector that also lists the tags a file holds, and
+// lends the readers the file being hashed.
 type tagRecorder struct {
 	*score.Collector
+	lender
 	tags []string
 }
 
 func (r *tagRecorder) Want(tag string) bool {
 	r.tags = append(r.tags, tag)
 	return r.Collector.Want(tag)
+}
+
+// A lender gives the readers the file being hashed (a metrics.Opener), so
+// that the hash and the parse read it once between them; other files
+// they open themselves.
+type lender struct {
+	path string
+	r    *digest.Reading
+}
+
+func (l lender) OpenSource(path string) (metrics.File, os.FileInfo, error) {
+	if l.r != nil && path == l.path {
+		return l.r.Lend(), l.r.Stat(), nil
+	}
+	f, fi, err := metrics.OpenSource(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, fi, nil
 }
 
 // sortedTags returns the tags once each, in order.

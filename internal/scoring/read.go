@@ -206,13 +206,29 @@ func (rd reader) readSource(sr SeedRun, name string, specs []metricSpec) (source
 		count = &counter{p: rd.bar}
 		hashed = count
 	}
-	sum := make(chan hashResult, 1)
-	go func() {
-		s, err := rd.s.Cache.Path(path, hashed)
-		sum <- hashResult{s, err}
-	}()
+	var digestOf func() (string, error)
+	if regularFile {
+		// One read of the file feeds the hash and the parser.
+		reading, err := rd.s.Cache.Begin(path, hashed)
+		if err != nil {
+			return sourceRead{}, err
+		}
+		defer reading.Close()
+		col.lender = lender{path, reading}
+		digestOf = reading.Sum
+	} else {
+		sum := make(chan hashResult, 1)
+		go func() {
+			s, err := rd.s.Cache.Path(path, hashed)
+			sum <- hashResult{s, err}
+		}()
+		digestOf = func() (string, error) { d := <-sum; return d.sum, d.err }
+	}
 	info, err := metrics.Read(path, src.format, col)
-	digest := <-sum
+	var digest hashResult
+	if err == nil {
+		digest.sum, digest.err = digestOf()
+	}
 	if count != nil {
 		// A cached digest read nothing: the file is done all the same.
 		rd.bar.Add(max(sizeOf(path)-count.n, 0))

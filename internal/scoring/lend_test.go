@@ -1,0 +1,128 @@
+package scoring
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/rlxp/rlxp/internal/digest"
+	"github.com/rlxp/rlxp/internal/metrics"
+)
+
+type point struct {
+	Tag         string
+	Step        int64
+	Wall, Value uint64 // bits: NaN compares equal to itself
+}
+
+// recorder keeps every point of every tag.
+type recorder struct{ points []point }
+
+func (r *recorder) Want(string) bool { return true }
+
+func (r *recorder) Point(tag string, p metrics.Point) error {
+	r.points = append(r.points, point{tag, p.Step, math.Float64bits(p.WallTime), math.Float64bits(p.Value)})
+	return nil
+}
+
+// lentRecorder is a recorder whose reader reads the file being hashed.
+type lentRecorder struct {
+	*recorder
+	lender
+	lent int
+}
+
+func (r *lentRecorder) OpenSource(path string) (metrics.File, os.FileInfo, error) {
+	if path == r.path {
+		r.lent++
+	}
+	return r.lender.OpenSource(path)
+}
+
+// sampleFiles lists the real metric files and two generated files large
+// enough to be parsed in parallel chunks.
+func sampleFiles(t *testing.T) []string {
+	var files []string
+	dir := filepath.Join("..", "..", "..", "shared", "metrics-samples")
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			files = append(files, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Skipf("no metric samples beside the repository (%v)", err)
+	}
+	gen := t.TempDir()
+	var jl, cs strings.Builder
+	cs.WriteString("step,eval/return,loss,lr,note\n")
+	for s := range 170_000 {
+		fmt.Fprintf(&jl, `{"step": %d, "eval/return": %d.%03d, "loss": %g}`+"\n", s, s%1000, s%997, 1/float64(s+1))
+		fmt.Fprintf(&cs, "%d,%d.%03d,%g,0.000%d,run%d\n", s, s%1000, s%997, 1/float64(s+1), s, s%7)
+	}
+	for name, text := range map[string]string{"big.jsonl": jl.String(), "big.csv": cs.String()} {
+		if len(text) < 8<<20 {
+			t.Fatalf("%s: %d bytes is too small to be read in parallel", name, len(text))
+		}
+		p := filepath.Join(gen, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+	}
+	return files
+}
+
+// TestLentReadIsTheRead checks that a reader given the file being hashed
+// reads exactly what it reads on its own, and that the digest is the
+// file's, for every sample format.
+func TestLentReadIsTheRead(t *testing.T) {
+	read := 0
+	for _, path := range sampleFiles(t) {
+		format, err := metrics.Detect(path)
+		if err != nil {
+			continue // not a metric file (a README, a run's metadata)
+		}
+		var own recorder
+		wantInfo, wantErr := metrics.Read(path, format, &own)
+
+		r, err := (*digest.Cache)(nil).Begin(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lent := &lentRecorder{recorder: &recorder{}, lender: lender{path, r}}
+		info, err := metrics.Read(path, format, lent)
+		sum, herr := r.Sum()
+		r.Close()
+
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Errorf("%s: lent read failed with %v; its own read with %v", path, err, wantErr)
+		}
+		if d := cmp.Diff(wantInfo, info); d != "" {
+			t.Errorf("%s: lent read's info differs (-own +lent):\n%s", path, d)
+		}
+		if d := cmp.Diff(own.points, lent.points); d != "" {
+			t.Errorf("%s: lent read's points differ (-own +lent):\n%s", path, d)
+		}
+		data, _ := os.ReadFile(path)
+		want := sha256.Sum256(data)
+		if herr != nil || sum != digest.Prefix+hex.EncodeToString(want[:]) {
+			t.Errorf("%s: digest %s, %v; want the file's sha256", path, sum, herr)
+		}
+		if lent.lent == 0 {
+			t.Errorf("%s: the %s reader opened the file itself, not the lent one", path, format)
+		}
+		read++
+	}
+	if read < 5 {
+		t.Fatalf("only %d metric files read", read)
+	}
+}
