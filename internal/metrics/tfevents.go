@@ -50,7 +50,8 @@ import (
 // Memory: the windows, worker buffers and batches (about 16 MiB with 8
 // workers), the largest summary record, the restart list, one entry per
 // distinct tag and 24 bytes per chunk; past tfMaxChunks chunks, chunks
-// double in size.
+// double in size. The one pass holds no chunk list: a window and a batch
+// per worker and per chunk read ahead, and the largest summary record.
 //
 // Ends of file:
 //   - an empty file is an error;
