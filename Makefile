@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 BIN      = plugins/rl-experiment-assistant/bin/rlxp
 LDFLAGS  = -s -w -X main.version=$(VERSION)
 
-.PHONY: build demo demo-check test test-go test-python test-update check-artifacts fuzz bench bench-score bench-guard bench-preflight bench-inspect bench-dashboard bench-audit bench-audit-accuracy lint clean slurm-up slurm-down slurm-status
+.PHONY: build demo demo-check test test-go test-python test-update check-artifacts fuzz bench bench-score bench-guard bench-floors bench-preflight bench-inspect bench-dashboard bench-audit bench-audit-accuracy lint clean slurm-up slurm-down slurm-status
 
 # rlxp-guard, the plugin's hook, is 'rlxp guard' linked alone (docs/guard.md);
 # its copy of the command table is regenerated from rlxp's first.
@@ -67,6 +67,11 @@ bench-score: build
 
 bench-guard: build
 	bash scripts/bench-guard.sh $(BIN)
+
+# What importing each dependency costs at start, against an empty static Go
+# binary, and rlxp --version beside them (docs/performance.md).
+bench-floors: build
+	bash scripts/bench-floors.sh $(BIN)
 
 # What the built-in preflight adds to check on the example, beside the
 # interpreter's start (PYTHON=/usr/bin/python3 to name another).
