@@ -140,6 +140,33 @@ func (c *collector) findings(maxEv int) []Finding {
 	return out
 }
 
+// versionOnly reports an "import X [as Y]" whose every use in the file
+// reads the library's version (a script checking what is installed
+// before it trains with code of its own).
+func versionOnly(f *facts, h hit) bool {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(h.text), "import ")
+	w := strings.Fields(rest)
+	if !ok || f.src == "" || strings.Contains(rest, ",") || len(w) != 1 && (len(w) != 3 || w[1] != "as") {
+		return false
+	}
+	alias := w[len(w)-1]
+	uses := 0
+	for i := strings.Index(f.src, alias+"."); i >= 0; {
+		if i == 0 || !isIdent(f.src[i-1]) && f.src[i-1] != '.' {
+			if !strings.HasPrefix(f.src[i+len(alias)+1:], "__version__") {
+				return false
+			}
+			uses++
+		}
+		j := strings.Index(f.src[i+1:], alias+".")
+		if j < 0 {
+			break
+		}
+		i += j + 1
+	}
+	return uses > 0
+}
+
 // moduleMatch reports a dotted module equal to or inside one of prefixes.
 func moduleMatch(mod string, prefixes []string) bool {
 	for _, p := range prefixes {
@@ -191,7 +218,7 @@ func (a *assembler) frameworks() {
 		for _, f := range a.files {
 			for _, h := range f.hits {
 				switch {
-				case h.cat == catImport && moduleMatch(h.name, p.Detect.Helpers):
+				case h.cat == catImport && (moduleMatch(h.name, p.Detect.Helpers) || moduleMatch(h.name, p.Detect.Imports) && versionOnly(f, h)):
 					add(Low, ev(f, h.line, h.text))
 				case h.cat == catImport && moduleMatch(h.name, p.Detect.Imports):
 					add(High, ev(f, h.line, h.text))
