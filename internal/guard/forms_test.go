@@ -299,6 +299,7 @@ func TestRefusedForms(t *testing.T) {
 		{"perl -e 'print `torchrun main.py`'", "torchrun"},
 		{"ruby -e 'system(\"torchrun main.py\")'", "torchrun"},
 		{"perl -e 'system(\"python3 $ENV{SCRIPT}\")'", unverifiable},
+		{"python3 -c \"import os; os.system('./train.sh')\"", launch},
 		// the trainer copied, renamed or linked, then run in the same command
 		{"cp train.py /tmp/t.py && python3 /tmp/t.py", launch},
 		{"cat train.py > x2.py; python3 x2.py", launch},
@@ -470,6 +471,8 @@ func TestAllowedForms(t *testing.T) {
 		{"python3 - <<'EOF'\nimport json, subprocess\nprint(subprocess.run(['git', 'rev-parse', 'HEAD'], capture_output=True).stdout)\nprint(len(open('.rlxp/ledger.jsonl').readlines()))\nEOF", "allow"},
 		{"python3 -c \"from datasets import load_dataset; print(load_dataset('x', split='train'))\"", "allow"},
 		{"perl -ne 'print if /lr/' train.py && ruby -e 'puts File.read(\"train.py\").lines.size'", "allow"},
+		{"python3 - <<'EOF'\nimport ast, sys\nprint(sys.executable)\nprint(len(ast.parse(open('scripts/train_ppo.py').read()).body))\nEOF", "allow"},
+		{"python3 -c \"import platform, subprocess; print(platform.system(), subprocess.check_output(['git', 'status'])); print(open('scripts/train.sh').read())\"", "allow"},
 		// copies and scripts written in the same command that are not the trainer
 		{"cp train.py /tmp/train.py.bak && diff train.py /tmp/train.py.bak", "allow"},
 		{"cp configs/a.json /tmp/a.json 2>/dev/null; python3 tools/constraints.py /tmp/a.json", "allow"},

@@ -1,7 +1,6 @@
 package guard
 
 import (
-	"path/filepath"
 	"strings"
 )
 
@@ -94,8 +93,8 @@ func (a *analyzer) code(code string, python bool, sc *scope, depth int) {
 // languages interpreters run inline: Python, JavaScript, Perl, Ruby, PHP,
 // R and Julia.
 func spawns(code string) bool {
-	return containsAny(code, []string{"system", "exec", "spawn", "popen", "Popen", "subprocess", "check_call", "check_output", "getoutput",
-		"pty", "pexpect", "qx", "%x", "`", "Open3", "passthru", "fork", "Command", "run("})
+	return containsAny(code, []string{"system(", "exec(", "execv", "execl", "execSync", "execFile", "spawn", "popen", "Popen", "subprocess",
+		"check_call", "check_output", "getoutput", "pty.", "pexpect", "qx", "%x", "`", "Open3", "passthru", "shell_exec", "fork(", "Command(", ".run("})
 }
 
 // runsSource reports Python code with a sign of running another Python
@@ -133,6 +132,10 @@ func literals(code string, python bool) []lit {
 			for i < len(code) && code[i] != '\n' {
 				i++
 			}
+		case python && strings.HasPrefix(code[i:], "sys.executable"):
+			// the interpreter itself, as the first word of an argument vector
+			out = append(out, lit{text: "python", start: i, end: i + len("sys.executable")})
+			i += len("sys.executable") - 1
 		case c == '\'' || c == '"' || c == '`':
 			q := code[i : i+1]
 			if python && strings.HasPrefix(code[i:], q+q+q) {
@@ -165,15 +168,20 @@ func literals(code string, python bool) []lit {
 }
 
 // spawned lists the command lines that code starting processes may run:
-// each literal that is a command line ('python train.py'), and each list
-// of literals that is an argument vector (['python', 'train.py'],
-// spawn('python', ['train.py'])). A vector that starts with an option
-// is taken to follow the interpreter itself (sys.executable).
+// each literal that is a command line ('python train.py') or the program
+// of a call that starts one (os.system('./train.sh')), and each list of
+// literals that is an argument vector (['python', 'train.py'],
+// spawn('python', ['train.py']); Python's sys.executable is the word
+// python).
 func spawned(code string, lits []lit) []string {
 	var out []string
 	for _, l := range lits {
-		if t := strings.TrimSpace(l.text); strings.ContainsAny(t, " \t\n") {
+		t := strings.TrimSpace(l.text)
+		switch {
+		case strings.ContainsAny(t, " \t\n"):
 			out = append(out, t)
+		case t != "" && spawnCall(code[:l.start]):
+			out = append(out, shellQuote(t)) // os.system('./train.sh')
 		}
 	}
 	for _, seps := range []string{", \t\r\n", ", \t\r\n[]()"} {
@@ -189,19 +197,35 @@ func spawned(code string, lits []lit) []string {
 	return out
 }
 
-// vector is the command line of an argument vector of literals; a
-// single word only when it names a file (a script, a path).
+// spawnCall reports code that ends in a call of a function that starts
+// a process, so that the literal after it is its program.
+func spawnCall(before string) bool {
+	before = strings.TrimRight(before, " \t")
+	before = strings.TrimRight(strings.TrimSuffix(before, "["), " \t")
+	before, ok := strings.CutSuffix(before, "(")
+	if !ok {
+		return false
+	}
+	i := len(before)
+	for i > 0 && (before[i-1] == '_' || 'a' <= before[i-1]|0x20 && before[i-1]|0x20 <= 'z' || '0' <= before[i-1] && before[i-1] <= '9') {
+		i--
+	}
+	switch before[i:] {
+	case "system", "popen", "Popen", "run", "call", "check_call", "check_output", "getoutput", "getstatusoutput", "spawn", "spawnSync",
+		"exec", "execSync", "execFile", "execFileSync", "execv", "execvp", "execvpe", "execl", "execlp", "execle", "execve",
+		"spawnv", "spawnvp", "spawnl", "spawnlp", "passthru", "shell_exec", "proc_open", "capture2", "capture3", "popen3":
+		return true
+	}
+	return false
+}
+
+// vector is the command line of an argument vector of two or more
+// literals.
 func vector(ls []lit) []string {
-	if len(ls) == 1 {
-		t := ls[0].text
-		if t == "" || strings.ContainsAny(t, " \t\n") || !strings.Contains(t, "/") && filepath.Ext(t) == "" {
-			return nil
-		}
+	if len(ls) < 2 {
+		return nil
 	}
-	words := make([]string, 0, len(ls)+1)
-	if strings.HasPrefix(ls[0].text, "-") {
-		words = append(words, "python")
-	}
+	words := make([]string, 0, len(ls))
 	for _, l := range ls {
 		words = append(words, shellQuote(l.text))
 	}
