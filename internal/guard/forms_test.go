@@ -33,6 +33,7 @@ func formsRepo(t *testing.T) (repo, other, outside string) {
 		"other/fit.py":                "",
 		"plain/train.py":              "",
 		"repo/Makefile":               makefile,
+		"repo/justfile":               justfile,
 	}
 	for name, body := range files {
 		p := filepath.Join(base, name)
@@ -61,6 +62,33 @@ data:
 	$(PY) split_train_val.py
 smoke:
 	-@$(MAKE) run EPOCHS=1
+`
+
+// justfile is the forms repository's: fit trains through a variable and
+// a parameter, smoke through a dependency, sweep with a Python #! body.
+const justfile = `py := "python3"
+set shell := ["bash", "-c"]
+
+default: lint
+
+# style
+lint:
+    ruff check .
+
+fit config="configs/a.json":
+    {{py}} train.py --config {{config}}
+
+smoke: (fit "configs/smoke.json")
+    @echo done
+
+sweep:
+    #!/usr/bin/env python3
+    import subprocess
+    for lr in (1e-3, 3e-4):
+        subprocess.run(["python3", "train.py", "--lr", str(lr)])
+
+test *args:
+    {{py}} -m pytest {{args}}
 `
 
 // hostPayload is a PreToolUse payload as Claude Code or Codex writes it.
@@ -334,6 +362,11 @@ func TestRefusedForms(t *testing.T) {
 		{"doit train", launch},
 		{"snakemake --cores 4 train", launch},
 		{"just train", launch},
+		{"just fit", launch},
+		{"just fit configs/b.json", launch},
+		{"just smoke", launch},
+		{"just sweep", launch},
+		{"just --justfile justfile lint fit", launch},
 		{"sbatch --wrap 'python main.py'", "sbatch"},
 		{"salloc -N1 -- python3 main.py", "salloc"},
 		{"accelerate launch --num_processes 2 main.py", "accelerate launch"},
@@ -484,6 +517,7 @@ func TestAllowedForms(t *testing.T) {
 		// task runners' other targets
 		{"make && make lint data", "allow"},
 		{"make -n run", "allow"},
+		{"just && just lint && just test -x tests/test_env.py && just --list && just --show fit", "allow"},
 		{"tox -e py311,lint && nox -s tests && invoke build && doit list && snakemake -n", "allow"},
 	}
 	checkForms(t, repo, cases)

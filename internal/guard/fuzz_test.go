@@ -144,3 +144,16 @@ smoke:
 docs:
 	cd docs && $(MAKE) html
 `
+
+// FuzzJustfile feeds justfiles to the justfile reader and the recipe
+// walk, with the recipes and arguments of a command line.
+func FuzzJustfile(f *testing.F) {
+	f.Add("py := \"python3\"\nset shell := [\"bash\", \"-c\"]\n\ndefault: lint\n\n# style\nlint:\n    ruff check .\n\nfit config=\"configs/a.json\":\n    {{py}} train.py --config {{config}}\n\nsmoke: (fit \"configs/smoke.json\") && lint\n    @echo done\n\nsweep:\n    #!/usr/bin/env python3\n    import subprocess\n    subprocess.run([\"python3\", \"train.py\"])\n\ntest *args:\n    {{py}} -m pytest {{args}} {{{{x}}}} {{ env_var('X') }}\n", "smoke fit a b")
+	f.Add("[private]\n@a $x +y='1':\n\techo {{x}}\n", "")
+	f.Fuzz(func(t *testing.T, data, words string) {
+		jf := parseJustfile(data)
+		if runs := jf.run(strings.Fields(words), words == "*"); len(runs) > len(jf.recipes) {
+			t.Fatalf("%d bodies from %d recipes", len(runs), len(jf.recipes))
+		}
+	})
+}

@@ -273,6 +273,9 @@ func (a *analyzer) unwrap(name string, args []string, exact []bool, text string,
 	case "make", "gmake":
 		a.make(args, exact, text, sc, depth)
 		return step{}, false // the goals' names are judged too (make train)
+	case "just":
+		a.just(args, exact, text, sc, depth)
+		return step{}, false
 	case "bwrap":
 		return at(bwrapCommand(args)), true
 	case "tmux":
