@@ -175,15 +175,7 @@ func literals(code string, python bool) []lit {
 // python).
 func spawned(code string, lits []lit) []string {
 	var out []string
-	for _, l := range lits {
-		t := strings.TrimSpace(l.text)
-		switch {
-		case strings.ContainsAny(t, " \t\n"):
-			out = append(out, t)
-		case t != "" && spawnCall(code[:l.start]):
-			out = append(out, shellQuote(t)) // os.system('./train.sh')
-		}
-	}
+	// Vectors first: a refusal then shows the whole command line.
 	for _, seps := range []string{", \t\r\n", ", \t\r\n[]()"} {
 		for i := 0; i < len(lits); {
 			j := i + 1
@@ -192,6 +184,15 @@ func spawned(code string, lits []lit) []string {
 			}
 			out = append(out, vector(lits[i:j])...)
 			i = j
+		}
+	}
+	for _, l := range lits {
+		t := strings.TrimSpace(l.text)
+		switch {
+		case strings.ContainsAny(t, " \t\n"):
+			out = append(out, t)
+		case t != "" && spawnCall(code[:l.start]):
+			out = append(out, shellQuote(t)) // os.system('./train.sh')
 		}
 	}
 	return out
