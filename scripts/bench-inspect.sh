@@ -24,19 +24,26 @@ mkdir -p "$data"
 pin=()
 [[ -n ${CPUS:-} ]] && pin=(taskset -c "$CPUS")
 
-# gen FORMAT and measure CMD...
+# gen FORMAT
 source "$here/scripts/bench/lib.sh"
 median3() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
+# timed CMD...: print "seconds maxrss_kb cpu_seconds" of one run (output
+# kept in $work/out); CPU time (user + system) is steadier than wall time
+# on a busy machine.
+timed() {
+  /usr/bin/time -f '%e %M %U %S' -o "$work/t" ${pin[@]+"${pin[@]}"} "$@" >"$work/out" 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
+  awk '{ print $1, $2, $3 + $4 }' "$work/t"
+}
 
-printf '%-9s %8s %9s %9s %7s %10s\n' format size wc-l_s rlxp_s vs_wc rlxp_rss
+printf '%-9s %8s %9s %9s %7s %9s %9s %7s %10s\n' format size wc-l_s rlxp_s vs_wc wc-l_cpu rlxp_cpu cpu_vs rlxp_rss
 for fmt in jsonl csv tfevents; do
   file=$(gen "$fmt")
   size=$(du -h "$file" | cut -f1)
   cat "$file" >/dev/null # warm the page cache: both read from memory
-  wc=() ; rl=() ; rss=0
+  wc=() ; rl=() ; wcc=() ; rlc=() ; rss=0
   for i in 1 2 3; do
-    read -r s _ < <(measure wc -l "$file"); wc+=("$s")
-    read -r s kb < <(measure "$bin" metrics inspect "$file" --json); rl+=("$s")
+    read -r s _ c < <(timed wc -l "$file"); wc+=("$s"); wcc+=("$c")
+    read -r s kb c < <(timed "$bin" metrics inspect "$file" --json); rl+=("$s"); rlc+=("$c")
     (( kb > rss )) && rss=$kb
     cp "$work/out" "$work/rlxp-$i.json"
   done
@@ -70,9 +77,9 @@ if r["points"] != p["points"] or abs(r["last"] - p["last"]) > 1e-12 * max(1, abs
     sys.exit(f"rlxp and the reference disagree on eval/return: {r['points']} points, last {r['last']} vs {p['points']}, {p['last']}")
 PY
   fi
-  w=$(median3 "${wc[@]}"); r=$(median3 "${rl[@]}")
-  awk -v f="$fmt" -v s="$size" -v w="$w" -v r="$r" -v m=$((rss / 1024)) \
-    'BEGIN { printf "%-9s %8s %9.2f %9.2f %6.1fx %7d MB\n", f, s, w, r, r / w, m }'
+  w=$(median3 "${wc[@]}"); r=$(median3 "${rl[@]}"); wu=$(median3 "${wcc[@]}"); ru=$(median3 "${rlc[@]}")
+  awk -v f="$fmt" -v s="$size" -v w="$w" -v r="$r" -v wu="$wu" -v ru="$ru" -v m=$((rss / 1024)) \
+    'BEGIN { printf "%-9s %8s %9.2f %9.2f %6.1fx %9.2f %9.2f %6.1fx %7d MB\n", f, s, w, r, r / w, wu, ru, ru / (wu > 0 ? wu : 0.01), m }'
   [[ -n ${RLXP_BENCH_DATA:-} ]] || rm -f "$file"
 done
-echo "results checked: one point per row for every tag, eval/return's last value as on the last line (vs_wc: rlxp time / wc -l time)"
+echo "results checked: one point per row for every tag, eval/return's last value as on the last line (vs_wc: rlxp time / wc -l time; cpu_vs: the same for CPU time, user + system)"

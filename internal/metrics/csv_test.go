@@ -334,3 +334,26 @@ func BenchmarkReadCSV(b *testing.B) {
 	txtGenCSV(b, p, 80_000, 60, false) // about 50 MB
 	txtBench(b, p, CSV)
 }
+
+// BenchmarkInspectCSV summarises a generated CSV file as `metrics
+// inspect` does: the quick rows' cells are read from bitmaps and folded
+// into the summaries at once.
+func BenchmarkInspectCSV(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "bench.csv")
+	txtGenCSV(b, path, 20_000, 60, false) // about 14 MB
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := Inspect(path, CSV, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(s.Tags) != 60 || s.Info.Points != 20_000*60 {
+			b.Fatalf("%d tags, %d points", len(s.Tags), s.Info.Points)
+		}
+	}
+}
