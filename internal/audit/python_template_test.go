@@ -54,6 +54,11 @@ func FuzzPyDefs(f *testing.F) {
 	f.Add("def log(d, category='train'):\n    _d = {}\n    for k, v in d.items():\n        _d[category + '/' + k] = v\n    wandb.log(_d)\n" +
 		"def ev():\n    return dict(r=1)\nm = ev()\nlog(m, 'eval')\nfor k, v in info['episode'].items():\n    w.add_scalar(f't/{k}', v)\n")
 	f.Add("def f(\n    a,\n    b='x',\n) -> None:\n\treturn dict(a=1)\r\n")
+	f.Add("class A:\n    def track_data(self, tag, value):\n        self.tracking_data[tag].append(value)\n" +
+		"    def write(self, t):\n        for k, v in self.tracking_data.items():\n            self.writer.add_scalar(tag=k, value=v, timestep=t)\n" +
+		"class B(A):\n    def update(self):\n        self.track_data(\"Loss / Policy loss\", 1)\n")
+	f.Add("class R:\n    def log_train(self, infos, n):\n        for k, v in infos.items():\n            wandb.log({k: v}, step=n)\n" +
+		"    def run(self):\n        infos = self.train()\n        infos[\"avg\"] = 1\n        self.log_train(infos, 0)\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		fc := &facts{path: "x.py", src: s}
 		for _, d := range pyDefs(fc) {

@@ -144,6 +144,9 @@ func FuzzScan(f *testing.F) {
 		"f(\"\"\"x\n", "'", "\"\\", "open(", "os.path.join(", "metrics[", "fieldnames=(", "@dataclass\nclass\n",
 		"add_argument(\"--set\", action=\"append\", metavar=\"KEY=VALUE\", help=\"k=v\")",
 		"setup(console_scripts=[\"a=b:c\"], install_requires=[\"x\"])",
+		"import argparse\nargs = parser.parse_args()\npolicy.train(replay_buffer, 256)\nmodel.train()\n",
+		"Run ./train_mpe.sh or see [ppo.py](x/ppo.py); .py .sh",
+		"path = os.path.join(self._logdir, f\"{name}.csv\")\nwith open(path, \"a\") as f:\n",
 	}
 	for _, s := range seeds {
 		for k := kindPython; k <= kindYAML; k++ {
