@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -49,7 +50,7 @@ func (w *walker) fields(x *syntax.Word, sc *scope) ([]string, bool) {
 		return []string{lit}, true // the common case, without the expander
 	}
 	if !hasGlob(x) {
-		f, err := expand.Fields(w.a.config(sc, ""), x)
+		f, err := expandFields(w.a.config(sc, ""), x)
 		if err != nil {
 			return []string{wordText(w.src, x)}, false
 		}
@@ -62,7 +63,7 @@ func (w *walker) fields(x *syntax.Word, sc *scope) ([]string, bool) {
 		if !filepath.IsAbs(d) {
 			return []string{wordText(w.src, x)}, false
 		}
-		f, err := expand.Fields(w.a.config(sc, d), x)
+		f, err := expandFields(w.a.config(sc, d), x)
 		if err != nil {
 			return []string{wordText(w.src, x)}, false
 		}
@@ -98,7 +99,7 @@ func (w *walker) literal(x *syntax.Word, sc *scope) (string, bool) {
 	if lit, ok := plainLiteral(x); ok {
 		return lit, true
 	}
-	s, err := expand.Literal(w.a.config(sc, ""), x)
+	s, err := expandLiteral(w.a.config(sc, ""), x)
 	return s, err == nil
 }
 
@@ -163,4 +164,25 @@ func resolvable(x *syntax.Word, vars map[string]string) bool {
 		return ok
 	})
 	return ok
+}
+
+// expandFields is expand.Fields, with a panic of the expander (it has
+// panicked on $'\0') turned into an error: the word is then not resolved.
+func expandFields(cfg *expand.Config, x *syntax.Word) (f []string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			f, err = nil, fmt.Errorf("expand %q: %v", x.Lit(), r)
+		}
+	}()
+	return expand.Fields(cfg, x)
+}
+
+// expandLiteral is expand.Literal, with a panic turned into an error.
+func expandLiteral(cfg *expand.Config, x *syntax.Word) (s string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s, err = "", fmt.Errorf("expand %q: %v", x.Lit(), r)
+		}
+	}()
+	return expand.Literal(cfg, x)
 }
