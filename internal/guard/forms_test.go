@@ -328,6 +328,10 @@ func TestRefusedForms(t *testing.T) {
 		{"ruby -e 'system(\"torchrun main.py\")'", "torchrun"},
 		{"perl -e 'system(\"python3 $ENV{SCRIPT}\")'", unverifiable},
 		{"python3 -c \"import os; os.system('./train.sh')\"", launch},
+		{"python3 -c \"__import__('train').main()\"", launch},
+		{"python3 -c \"import importlib.util as u; s = u.spec_from_file_location('t', 'train.py'); s.loader.exec_module(u.module_from_spec(s))\"", launch},
+		{"ipython -c '%run train.py --seed 1'", launch},
+		{"ipython -c '!torchrun main.py'", "torchrun"},
 		// the trainer copied, renamed or linked, then run in the same command
 		{"cp train.py /tmp/t.py && python3 /tmp/t.py", launch},
 		{"cat train.py > x2.py; python3 x2.py", launch},
@@ -503,6 +507,7 @@ func TestAllowedForms(t *testing.T) {
 		{"python3 -c \"import os; os.system('nvidia-smi -L')\" && node -e \"require('child_process').execSync('ls -la')\"", "allow"},
 		{"python3 - <<'EOF'\nimport json, subprocess\nprint(subprocess.run(['git', 'rev-parse', 'HEAD'], capture_output=True).stdout)\nprint(len(open('.rlxp/ledger.jsonl').readlines()))\nEOF", "allow"},
 		{"python3 -c \"from datasets import load_dataset; print(load_dataset('x', split='train'))\"", "allow"},
+		{"ipython -c '!nvidia-smi' && ipython -c '%run tools/constraints.py'", "allow"},
 		{"perl -ne 'print if /lr/' train.py && ruby -e 'puts File.read(\"train.py\").lines.size'", "allow"},
 		{"python3 - <<'EOF'\nimport ast, sys\nprint(sys.executable)\nprint(len(ast.parse(open('scripts/train_ppo.py').read()).body))\nEOF", "allow"},
 		{"python3 -c \"import platform, subprocess; print(platform.system(), subprocess.check_output(['git', 'status'])); print(open('scripts/train.sh').read())\"", "allow"},

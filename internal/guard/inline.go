@@ -64,6 +64,15 @@ func (a *analyzer) code(code string, python bool, sc *scope, depth int) {
 		src = append(src, spawned(code, lits)...)
 	}
 	if python {
+		// IPython's %run runs a script and ! a shell command.
+		for _, line := range strings.Split(code, "\n") {
+			line = strings.TrimSpace(line)
+			if rest, ok := strings.CutPrefix(line, "%run "); ok {
+				src = append(src, "python "+rest)
+			} else if rest, ok := strings.CutPrefix(line, "!"); ok {
+				src = append(src, rest)
+			}
+		}
 		for _, m := range imports(code) {
 			src = append(src, "python -m "+shellQuote(m))
 		}
