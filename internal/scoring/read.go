@@ -159,10 +159,10 @@ type sourceRead struct {
 }
 
 // readSource reads one seed's source for specs while hashing it on
-// another core (or finding its digest in the cache): for a large file
-// the two together cost about one pass. An unchanged file read before
-// for the same specs is not read again: its aggregates are remembered
-// with its digest.
+// another core (or finding its digest in the cache): the reader borrows
+// the blocks the hash reads, so the file is read once. An unchanged file
+// read before for the same specs is not read again: its aggregates are
+// remembered with its digest.
 func (rd reader) readSource(sr SeedRun, name string, specs []metricSpec) (sourceRead, error) {
 	r := rd.s.Repo
 	src, err := rd.resolve(sr, name)

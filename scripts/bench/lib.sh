@@ -21,8 +21,9 @@ gen() {
   echo "$f"
 }
 
-# measure CMD...: print "seconds maxrss_kb" of one run (output kept in $work/out).
+# measure CMD...: print "seconds maxrss_kb" of one run (output kept in
+# $work/out, its CPU seconds, user and system, in $work/cpu).
 measure() {
-  /usr/bin/time -f '%e %M' -o "$work/t" ${pin[@]+"${pin[@]}"} "$@" >"$work/out" 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
-  cat "$work/t"
+  /usr/bin/time -f '%e %M %U %S' -o "$work/t" ${pin[@]+"${pin[@]}"} "$@" >"$work/out" 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
+  awk '{ print $1, $2; printf "%.2f\n", $3 + $4 > "'"$work/cpu"'" }' "$work/t"
 }
