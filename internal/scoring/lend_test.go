@@ -126,3 +126,62 @@ func TestLentReadIsTheRead(t *testing.T) {
 		t.Fatalf("only %d metric files read", read)
 	}
 }
+
+// sumSink sums one tag, as a score reads one tag of many.
+type sumSink struct{ sum float64 }
+
+func (s *sumSink) Want(tag string) bool { return tag == "eval/return" }
+
+func (s *sumSink) Point(_ string, p metrics.Point) error {
+	s.sum += p.Value
+	return nil
+}
+
+type lentSum struct {
+	sumSink
+	lender
+}
+
+// BenchmarkFirstRead compares a first read of a source, its digest and
+// its points, as two reads of the file at once (the hash on its own
+// goroutine) and as one read lent to the parser.
+func BenchmarkFirstRead(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "big.csv")
+	var cs strings.Builder
+	cs.WriteString("step,eval/return,loss,lr\n")
+	for s := range 400_000 {
+		fmt.Fprintf(&cs, "%d,%d.%03d,%g,0.000%d\n", s, s%1000, s%997, 1/float64(s+1), s)
+	}
+	if err := os.WriteFile(path, []byte(cs.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("separate", func(b *testing.B) {
+		b.SetBytes(int64(cs.Len()))
+		for b.Loop() {
+			sum := make(chan error, 1)
+			go func() {
+				_, err := (*digest.Cache)(nil).File(path, nil)
+				sum <- err
+			}()
+			_, err := metrics.Read(path, metrics.CSV, &sumSink{})
+			if herr := <-sum; err != nil || herr != nil {
+				b.Fatal(err, herr)
+			}
+		}
+	})
+	b.Run("lent", func(b *testing.B) {
+		b.SetBytes(int64(cs.Len()))
+		for b.Loop() {
+			r, err := (*digest.Cache)(nil).Begin(path, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			_, err = metrics.Read(path, metrics.CSV, &lentSum{lender: lender{path, r}})
+			_, herr := r.Sum()
+			r.Close()
+			if err != nil || herr != nil {
+				b.Fatal(err, herr)
+			}
+		}
+	})
+}
