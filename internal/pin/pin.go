@@ -552,5 +552,23 @@ func Stale(ctx context.Context, r *state.Repo, ad *adapter.Adapter, e *experimen
 	if approved.Version < 2 {
 		return migrate(approved, now)
 	}
+	keepCoveredReads(r.Root, approved, &now)
 	return Changes(approved, now)
+}
+
+// keepCoveredReads carries over a file the approval pinned by content as
+// read but that the code covers now (the repository's first commit came
+// after the approval, say): it is the file approved while its content is.
+func keepCoveredReads(root string, approved Material, now *Material) {
+	for k, a := range approved.Reads {
+		if _, ok := now.Reads[k]; ok || a == "" {
+			continue
+		}
+		if sum, err := readSum(filepath.Join(root, k)); err == nil && sum == a {
+			if now.Reads == nil {
+				now.Reads = map[string]string{}
+			}
+			now.Reads[k] = sum
+		}
+	}
 }
