@@ -62,8 +62,8 @@ type summarySink struct {
 
 func (s *summarySink) Want(string) bool { return true }
 
-// rewind forgets every point, for a reader that starts over.
-func (s *summarySink) rewind() {
+// Rewind forgets every point, for a reader that starts over.
+func (s *summarySink) Rewind() {
 	s.tags, s.next = s.tags[:0], 0
 	clear(s.index)
 }

@@ -132,13 +132,13 @@ func readTFEventsFrom(path string, r io.ReaderAt, size int64, sink Sink) (Info, 
 
 func (st *tfReadState) read(sink Sink, info Info) (Info, error) {
 	reg := &tfRegistry{tags: make(map[string]*tfTag)}
-	if rw, ok := sink.(rewinder); ok && st.size > 0 {
+	if rw, ok := sink.(Rewinder); ok && st.size > 0 {
 		dv := newTFDelivery(sink, st.path)
 		end, trunc, fallBack, err := st.onePass(reg, dv)
 		if !fallBack {
 			return tfInfo(info, dv, end, trunc, err)
 		}
-		rw.rewind()
+		rw.Rewind()
 		reg.forgetPlugins()
 	}
 	scan, err := st.scanPass()

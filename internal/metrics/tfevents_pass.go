@@ -28,11 +28,11 @@ import (
 // the sink forgets what it was given and the file is read in two passes
 // (scan, then decode); so it is, too, when a record fails, so that an
 // error and what was delivered before it are exactly what the two passes
-// give. Sinks that cannot forget (see rewinder) are read in two passes.
+// give. Sinks that cannot forget (see Rewinder) are read in two passes.
 
-// A rewinder is a sink that can forget every point it was given, so that
-// a read may start over.
-type rewinder interface{ rewind() }
+// A Rewinder is a sink that can forget every point it was given, so that
+// a read may start over (a tfevents file is then read in one pass).
+type Rewinder interface{ Rewind() }
 
 // tfSlack is how far past its chunk's end a worker reads at first, for
 // the chunk's last record.

@@ -20,7 +20,7 @@ type tfRewindSink struct {
 	rewinds int
 }
 
-func (s *tfRewindSink) rewind() {
+func (s *tfRewindSink) Rewind() {
 	s.points, s.order = map[string][]Point{}, nil
 	s.rewinds++
 }

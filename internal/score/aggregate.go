@@ -45,6 +45,12 @@ func NewAgg(kind string, n int, step int64) *Agg {
 	return a
 }
 
+// reset forgets every point, leaving the aggregator as NewAgg made it.
+func (a *Agg) reset() {
+	ring := a.ring[:0]
+	*a = Agg{Kind: a.Kind, N: a.N, Step: a.Step, max: math.Inf(-1), min: math.Inf(1), ring: ring}
+}
+
 // Add takes the next point of the series, in file order.
 func (a *Agg) Add(p metrics.Point) {
 	v := p.Value
@@ -138,6 +144,17 @@ func (c *Collector) Point(tag string, p metrics.Point) error {
 		a.Add(p)
 	}
 	return nil
+}
+
+// Rewind implements metrics.Rewinder: every aggregate forgets its points,
+// so that a reader may start the file over. The tags seen stay seen: the
+// file has them either way.
+func (c *Collector) Rewind() {
+	for _, as := range c.aggs {
+		for _, a := range as {
+			a.reset()
+		}
+	}
 }
 
 // Seen reports whether the file had the tag at all.

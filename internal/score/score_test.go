@@ -1,6 +1,7 @@
 package score
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -57,6 +58,44 @@ func TestAgg(t *testing.T) {
 		}
 		if err != nil || got != tt.want {
 			t.Errorf("%s%v = %v, %v; want %v", tt.kind, tt.pts, got, err, tt.want)
+		}
+	}
+}
+
+// A collector that rewinds and is given a series again aggregates exactly as
+// a fresh one given only that series: a reader that starts a file over
+// (a tfevents one-pass read falling back to two passes) leaves no trace.
+func TestCollectorRewind(t *testing.T) {
+	before := []metrics.Point{{Step: 15, Value: 100}, {Step: 30, Value: math.NaN()}, {Step: 40, Value: -7}, {Step: 50, Value: math.Inf(1)}}
+	for _, pts := range [][]metrics.Point{series(1, 5, 3), series(10, 1, 2, 3, 4, 5), series(4), nil} {
+		aggs := func() []*Agg {
+			return []*Agg{NewAgg(Last, 0, 0), NewAgg(Max, 0, 0), NewAgg(Min, 0, 0), NewAgg(MeanLastN, 2, 0), NewAgg(MeanLastN, 3, 0), NewAgg(AtStep, 0, 10), NewAgg(AtStep, 0, 15)}
+		}
+		fresh, rewound := aggs(), aggs()
+		c := NewCollector()
+		for _, a := range rewound {
+			c.Track("r", a)
+		}
+		for _, p := range before {
+			if err := c.Point("r", p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c.Rewind()
+		for _, p := range pts {
+			for _, a := range fresh {
+				a.Add(p)
+			}
+			if err := c.Point("r", p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := range fresh {
+			want, werr := fresh[i].Value()
+			got, gerr := rewound[i].Value()
+			if fmt.Sprint(got, gerr) != fmt.Sprint(want, werr) || rewound[i].Points() != fresh[i].Points() {
+				t.Errorf("%s after Rewind on %v = %v, %v (%d points); fresh %v, %v (%d points)", fresh[i].Kind, pts, got, gerr, rewound[i].Points(), want, werr, fresh[i].Points())
+			}
 		}
 	}
 }
