@@ -271,7 +271,7 @@ func (st *tfReadState) decodePass(scan tfScan, reg *tfRegistry, dv *tfDelivery) 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			wk.run(jobs, batches, stop)
+			runJobs(wk, jobs, batches, stop, func(j *tfJob) chan<- *tfBatch { wk.chunk(j); return j.out })
 		}()
 	}
 	stopped := false
@@ -384,10 +384,11 @@ func (wk *tfWorker) seek(off int64) {
 	}
 }
 
-// run takes jobs until there are none or the pass stops.
-func (wk *tfWorker) run(jobs <-chan *tfJob, batches chan *tfBatch, stop <-chan struct{}) {
+// runJobs takes jobs until there are none or the read stops: for each, a
+// batch from batches for do to fill, then sent on the channel do returns.
+func runJobs[J any](wk *tfWorker, jobs <-chan *J, batches chan *tfBatch, stop <-chan struct{}, do func(*J) chan<- *tfBatch) {
 	for {
-		var j *tfJob
+		var j *J
 		select {
 		case j = <-jobs:
 		case <-stop:
@@ -401,8 +402,7 @@ func (wk *tfWorker) run(jobs <-chan *tfJob, batches chan *tfBatch, stop <-chan s
 		case <-stop:
 			return
 		}
-		wk.chunk(j)
-		j.out <- wk.batch // buffered: never blocks
+		do(j) <- wk.batch // buffered: never blocks
 	}
 }
 

@@ -67,24 +67,7 @@ func (st *tfReadState) onePass(reg *tfRegistry, dv *tfDelivery) (end int64, trun
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for {
-				var j *tfPassJob
-				select {
-				case j = <-jobs:
-				case <-stop:
-					return
-				}
-				if j == nil {
-					return
-				}
-				select {
-				case wk.batch = <-batches:
-				case <-stop:
-					return
-				}
-				wk.pass(j.a, j.b, -1)
-				j.out <- wk.batch // buffered: never blocks
-			}
+			runJobs(wk, jobs, batches, stop, func(j *tfPassJob) chan<- *tfBatch { wk.pass(j.a, j.b, -1); return j.out })
 		}()
 	}
 	defer func() {
