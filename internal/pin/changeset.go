@@ -24,7 +24,11 @@ import (
 // scored baseline, or outside git, there is no commit to compare with,
 // and the answer says so.
 func ChangeSet(ctx context.Context, r *state.Repo, ad *adapter.Adapter, baseline string, e *experiment.Experiment) *gate.ChangeSet {
-	if !inGit(ctx, r.Root) {
+	g, err := openGit(ctx, r.Root, ad)
+	if err != nil {
+		return &gate.ChangeSet{Failed: true, Why: err.Error()}
+	}
+	if !g.in {
 		return &gate.ChangeSet{Why: "not a git repository, so there is no baseline commit to compare with"}
 	}
 	base, line, why, err := baselineCommit(r, baseline)
@@ -35,10 +39,6 @@ func ChangeSet(ctx context.Context, r *state.Repo, ad *adapter.Adapter, baseline
 		return &gate.ChangeSet{Why: why}
 	}
 	named, err := commands(r.Root, ad, r.Show(state.Adapter), e, func(int, string) {})
-	if err != nil {
-		return &gate.ChangeSet{Failed: true, Why: err.Error()}
-	}
-	g, err := openGit(ctx, r.Root, ad)
 	if err != nil {
 		return &gate.ChangeSet{Failed: true, Why: err.Error()}
 	}

@@ -299,12 +299,6 @@ func git(ctx context.Context, root string, args ...string) ([]byte, error) {
 	return out, nil
 }
 
-// inGit says whether root is inside a git work tree.
-func inGit(ctx context.Context, root string) bool {
-	_, err := git(ctx, root, "rev-parse", "--is-inside-work-tree")
-	return err == nil
-}
-
 // A gitView is what git shows of the code.
 type gitView struct {
 	in      bool   // root is inside a git work tree
@@ -317,12 +311,9 @@ type gitView struct {
 // openGit finds the work tree root lies in, and the code's scope in it.
 func openGit(ctx context.Context, root string, ad *adapter.Adapter) (gitView, error) {
 	g := gitView{top: root, scope: codeScope{specs: []string{"."}}}
-	if !inGit(ctx, root) {
-		return g, nil
-	}
 	out, err := git(ctx, root, "rev-parse", "--show-toplevel", "--show-prefix")
 	if err != nil {
-		return g, err
+		return g, nil // not inside a git work tree
 	}
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	if len(lines) != 2 && len(lines) != 1 {
