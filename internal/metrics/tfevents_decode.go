@@ -254,33 +254,8 @@ func (dv *tfDelivery) deliver(b *tfBatch) error {
 func (st *tfReadState) decodePass(scan tfScan, reg *tfRegistry, dv *tfDelivery) error {
 	workers := max(1, min(runtime.GOMAXPROCS(0), tfMaxWorkers, len(scan.chunks)))
 	ahead := 2 * workers // chunks handed out before their turn
-	jobs := make(chan *tfJob, ahead)
-	// Enough batches that the chunk whose turn it is always gets one: the
-	// others are held by at most ahead-1 decoded chunks waiting their turn
-	// and workers-1 chunks being decoded.
-	batches := make(chan *tfBatch, ahead+workers+1)
-	for range cap(batches) {
-		batches <- new(tfBatch)
-	}
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	_, summarize := dv.sink.(summarizer)
-	for range workers {
-		wk := st.newWorker(reg, scan.restarts)
-		wk.summarize = summarize
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			runJobs(wk, jobs, batches, stop, func(j *tfJob) chan<- *tfBatch { wk.chunk(j); return j.out })
-		}()
-	}
-	stopped := false
-	defer func() {
-		if !stopped {
-			close(stop)
-		}
-		wg.Wait()
-	}()
+	p := startPool(st, reg, scan.restarts, dv, workers, ahead, func(wk *tfWorker, j *tfJob) chan<- *tfBatch { wk.chunk(j); return j.out })
+	defer p.shutdown()
 	inline := st.newWorker(reg, scan.restarts) // for the large records
 	inline.batch = new(tfBatch)
 
@@ -290,7 +265,7 @@ func (st *tfReadState) decodePass(scan tfScan, reg *tfRegistry, dv *tfDelivery) 
 		for sent < len(scan.chunks) && len(queue) < ahead {
 			j := &tfJob{chunk: scan.chunks[sent], out: make(chan *tfBatch, 1)}
 			if !j.chunk.large {
-				jobs <- j
+				p.jobs <- j
 			}
 			queue = append(queue, j)
 			sent++
@@ -309,14 +284,13 @@ func (st *tfReadState) decodePass(scan tfScan, reg *tfRegistry, dv *tfDelivery) 
 		b := <-j.out
 		err := dv.deliver(b)
 		b.reset()
-		batches <- b
+		p.batches <- b
 		if err != nil {
 			return err
 		}
 	}
-	close(jobs)
-	stopped = true
-	wg.Wait()
+	close(p.jobs)
+	p.shutdown()
 	dv.done()
 	return nil
 }
@@ -384,26 +358,67 @@ func (wk *tfWorker) seek(off int64) {
 	}
 }
 
-// runJobs takes jobs until there are none or the read stops: for each, a
-// batch from batches for do to fill, then sent on the channel do returns.
-func runJobs[J any](wk *tfWorker, jobs <-chan *J, batches chan *tfBatch, stop <-chan struct{}, do func(*J) chan<- *tfBatch) {
+// A tfPool is the workers of a read: each takes jobs and fills a batch
+// for each, which the delivering goroutine hands back once delivered.
+type tfPool[J any] struct {
+	jobs    chan *J
+	batches chan *tfBatch
+	stop    chan struct{}
+	stopped bool
+	wg      sync.WaitGroup
+}
+
+// startPool starts workers that decode a job with do into wk.batch and
+// return the channel it goes to. There are enough batches that the chunk
+// whose turn it is always gets one: the others are held by at most
+// ahead-1 decoded chunks waiting their turn and workers-1 being decoded.
+func startPool[J any](st *tfReadState, reg *tfRegistry, restarts []tfRestart, dv *tfDelivery, workers, ahead int, do func(wk *tfWorker, j *J) chan<- *tfBatch) *tfPool[J] {
+	p := &tfPool[J]{jobs: make(chan *J, ahead), batches: make(chan *tfBatch, ahead+workers+1), stop: make(chan struct{})}
+	for range cap(p.batches) {
+		p.batches <- new(tfBatch)
+	}
+	_, summarize := dv.sink.(summarizer)
+	for range workers {
+		wk := st.newWorker(reg, restarts)
+		wk.summarize = summarize
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			p.run(wk, do)
+		}()
+	}
+	return p
+}
+
+// run takes jobs until there are none or the read stops.
+func (p *tfPool[J]) run(wk *tfWorker, do func(wk *tfWorker, j *J) chan<- *tfBatch) {
 	for {
 		var j *J
 		select {
-		case j = <-jobs:
-		case <-stop:
+		case j = <-p.jobs:
+		case <-p.stop:
 			return
 		}
 		if j == nil {
 			return
 		}
 		select {
-		case wk.batch = <-batches:
-		case <-stop:
+		case wk.batch = <-p.batches:
+		case <-p.stop:
 			return
 		}
-		do(j) <- wk.batch // buffered: never blocks
+		do(wk, j) <- wk.batch // buffered: never blocks
 	}
+}
+
+// shutdown stops the workers and waits for them; called again, it only
+// waits. Only the delivering goroutine calls it.
+func (p *tfPool[J]) shutdown() {
+	if !p.stopped {
+		p.stopped = true
+		close(p.stop)
+	}
+	p.wg.Wait()
 }
 
 // chunk decodes the records of one chunk into wk.batch.

@@ -5,7 +5,6 @@ import (
 	"hash/crc32"
 	"math"
 	"runtime"
-	"sync"
 )
 
 // The one-pass read of the tfevents reader: workers take the file in
@@ -53,27 +52,9 @@ func (st *tfReadState) onePass(reg *tfRegistry, dv *tfDelivery) (end int64, trun
 	chunks := (st.size + st.chunk - 1) / st.chunk
 	workers := int(max(1, min(int64(runtime.GOMAXPROCS(0)), tfMaxWorkers, chunks)))
 	ahead := 2 * workers
-	jobs := make(chan *tfPassJob, ahead)
-	batches := make(chan *tfBatch, ahead+workers+1)
-	for range cap(batches) {
-		batches <- new(tfBatch)
-	}
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
+	p := startPool(st, reg, nil, dv, workers, ahead, func(wk *tfWorker, j *tfPassJob) chan<- *tfBatch { wk.pass(j.a, j.b, -1); return j.out })
+	defer p.shutdown()
 	_, summarize := dv.sink.(summarizer)
-	for range workers {
-		wk := st.newWorker(reg, nil)
-		wk.summarize = summarize
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			runJobs(wk, jobs, batches, stop, func(j *tfPassJob) chan<- *tfBatch { wk.pass(j.a, j.b, -1); return j.out })
-		}()
-	}
-	defer func() {
-		close(stop)
-		wg.Wait()
-	}()
 	inline := st.newWorker(reg, nil) // decodes again the chunks whose worker started elsewhere
 	inline.summarize = summarize
 	inline.batch = new(tfBatch)
@@ -84,7 +65,7 @@ func (st *tfReadState) onePass(reg *tfRegistry, dv *tfDelivery) (end int64, trun
 	for k := int64(0); k < chunks && end < st.size && !trunc; k++ {
 		for sent < chunks && len(queue) < ahead {
 			j := &tfPassJob{a: sent * st.chunk, b: min((sent+1)*st.chunk, st.size), out: make(chan *tfBatch, 1)}
-			jobs <- j
+			p.jobs <- j
 			queue = append(queue, j)
 			sent++
 		}
@@ -93,13 +74,13 @@ func (st *tfReadState) onePass(reg *tfRegistry, dv *tfDelivery) (end int64, trun
 		b := <-j.out
 		if end >= j.b {
 			b.reset()
-			batches <- b
+			p.batches <- b
 			continue
 		}
 		use := b
 		if b.start != end {
 			b.reset()
-			batches <- b
+			p.batches <- b
 			inline.batch.reset()
 			inline.pass(j.a, j.b, end)
 			use = inline.batch
@@ -111,13 +92,13 @@ func (st *tfReadState) onePass(reg *tfRegistry, dv *tfDelivery) (end int64, trun
 		end, trunc = use.end, use.trunc
 		if use != inline.batch {
 			use.reset()
-			batches <- use
+			p.batches <- use
 		}
 		if err != nil {
 			return end, trunc, false, err
 		}
 	}
-	close(jobs)
+	close(p.jobs)
 	dv.done()
 	return end, trunc, false, nil
 }
