@@ -57,16 +57,13 @@ type Adapter struct {
 }
 
 // Parse reads adapter.yaml; a schema violation is an error naming the file,
-// line and field.
-func Parse(path string, data []byte) (*Adapter, error) { return ParseWith(nil, path, data) }
-
-// ParseWith is Parse, skipping the schema for exact bytes v saw pass it.
-func ParseWith(v *schema.Verdicts, path string, data []byte) (*Adapter, error) {
+// line and field (c checks the schema).
+func Parse(c schema.Checker, path string, data []byte) (*Adapter, error) {
 	f, err := document.Parse(path, data)
 	if err != nil {
 		return nil, err
 	}
-	errs, err := check(v, f)
+	errs, err := Check(c, f)
 	if err != nil {
 		return nil, err
 	}
@@ -82,11 +79,9 @@ func ParseWith(v *schema.Verdicts, path string, data []byte) (*Adapter, error) {
 
 // Check lists every problem of a parsed adapter.yaml: schema violations,
 // and metric sources in a format rlxp cannot read (found here rather than
-// at scoring time).
-func Check(f *document.File) ([]*document.Error, error) { return check(nil, f) }
-
-func check(v *schema.Verdicts, f *document.File) ([]*document.Error, error) {
-	errs, err := v.Check(f, schema.Adapter)
+// at scoring time); c checks the schema.
+func Check(c schema.Checker, f *document.File) ([]*document.Error, error) {
+	errs, err := c.Check(f, schema.Adapter)
 	if err != nil || len(errs) > 0 {
 		return errs, err
 	}

@@ -3,6 +3,8 @@ package adapter
 import (
 	"strings"
 	"testing"
+
+	"github.com/rlxp/rlxp/internal/schema/validate"
 )
 
 func TestExpand(t *testing.T) {
@@ -21,17 +23,17 @@ func TestExpand(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
-	a, err := Parse("a.yaml", []byte("schema: rlxp.adapter/v1\nmetrics:\n  sources:\n    eval: {path: \"{run_dir}/eval.jsonl\", format: jsonl}\n    train: {path: p.csv}\n"))
+	a, err := Parse(validate.Schemas{}, "a.yaml", []byte("schema: rlxp.adapter/v1\nmetrics:\n  sources:\n    eval: {path: \"{run_dir}/eval.jsonl\", format: jsonl}\n    train: {path: p.csv}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Join(a.SourceNames(), ","); got != "eval,train" || a.Metrics.Sources["eval"].Format != "jsonl" {
 		t.Errorf("sources = %v", a.Metrics.Sources)
 	}
-	if _, err := Parse("a.yaml", []byte("schema: rlxp.adapter/v1\nmetrics:\n  sources:\n    eval: {format: jsonl}\n")); err == nil || !strings.Contains(err.Error(), "a.yaml:4:") {
+	if _, err := Parse(validate.Schemas{}, "a.yaml", []byte("schema: rlxp.adapter/v1\nmetrics:\n  sources:\n    eval: {format: jsonl}\n")); err == nil || !strings.Contains(err.Error(), "a.yaml:4:") {
 		t.Errorf("missing path: %v", err)
 	}
-	_, err = Parse("a.yaml", []byte("schema: rlxp.adapter/v1\nmetrics:\n  sources:\n    eval:\n      path: p.parquet\n      format: parquet\n"))
+	_, err = Parse(validate.Schemas{}, "a.yaml", []byte("schema: rlxp.adapter/v1\nmetrics:\n  sources:\n    eval:\n      path: p.parquet\n      format: parquet\n"))
 	if err == nil || !strings.HasPrefix(err.Error(), `a.yaml:6:7: metrics.sources.eval.format: unknown format "parquet" (formats: json, jsonl,`) {
 		t.Errorf("unknown format: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rlxp/rlxp/internal/contract"
+	"github.com/rlxp/rlxp/internal/schema/validate"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
@@ -30,7 +31,7 @@ func fixtureRepo(t *testing.T) (*state.Repo, *contract.Loaded) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := contract.Parse(r.Show(state.Contract), data)
+	l, err := contract.Parse(validate.Schemas{}, r.Show(state.Contract), data)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/rogpeppe/go-internal/diff"
 
 	"github.com/rlxp/rlxp/internal/adapter"
+	"github.com/rlxp/rlxp/internal/schema/validate"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
@@ -110,7 +111,7 @@ func ObserveRun(r *state.Repo, workDir, given string, lock Locker) (*ObserveResu
 	}
 	defer l.Unlock()
 	show := r.Show(state.Adapter)
-	ad, err := adapter.Parse(show, old)
+	ad, err := adapter.Parse(validate.Schemas{}, show, old)
 	if err != nil {
 		return nil, err
 	}

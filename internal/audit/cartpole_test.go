@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rlxp/rlxp/internal/adapter"
+	"github.com/rlxp/rlxp/internal/schema/validate"
 )
 
 // TestCartpole audits the bundled example and checks what an engineer
@@ -82,7 +83,7 @@ func TestCartpole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := adapter.Parse("adapter.yaml", want)
+	ref, err := adapter.Parse(validate.Schemas{}, "adapter.yaml", want)
 	if err != nil {
 		t.Fatal(err)
 	}

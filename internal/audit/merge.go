@@ -11,6 +11,7 @@ import (
 
 	"github.com/rlxp/rlxp/internal/adapter"
 	"github.com/rlxp/rlxp/internal/document"
+	"github.com/rlxp/rlxp/internal/schema/validate"
 )
 
 // newMerger reads the YAML structure of adapter.yaml's text, keeping its
@@ -36,7 +37,7 @@ func Fill(path string, data []byte, d Draft) ([]byte, []string, error) {
 	// A field the merge fills may be what makes the file invalid (a null
 	// where a string belongs); any other fault is reported as the person
 	// wrote it, with its own line numbers.
-	_, invalid := adapter.Parse(path, data)
+	_, invalid := adapter.Parse(validate.Schemas{}, path, data)
 	if _, err := document.Parse(path, data); err != nil {
 		return nil, nil, err
 	}
@@ -57,7 +58,7 @@ func Fill(path string, data []byte, d Draft) ([]byte, []string, error) {
 	m.sources(d.Sources)
 	m.imports(d.Imports)
 	out := m.render()
-	if _, err := adapter.Parse(path, []byte(out)); err != nil {
+	if _, err := adapter.Parse(validate.Schemas{}, path, []byte(out)); err != nil {
 		if invalid != nil {
 			return nil, nil, invalid
 		}

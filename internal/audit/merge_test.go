@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rlxp/rlxp/internal/adapter"
+	"github.com/rlxp/rlxp/internal/schema/validate"
 )
 
 func cartpoleDraft() Draft {
@@ -61,7 +62,7 @@ func TestFillTemplate(t *testing.T) {
 			t.Errorf("filled file lacks %q:\n%s", want, out)
 		}
 	}
-	a, err := adapter.Parse("adapter.yaml", out)
+	a, err := adapter.Parse(validate.Schemas{}, "adapter.yaml", out)
 	if err != nil {
 		t.Fatal(err)
 	}

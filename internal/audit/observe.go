@@ -11,6 +11,7 @@ import (
 
 	"github.com/rlxp/rlxp/internal/adapter"
 	"github.com/rlxp/rlxp/internal/metrics"
+	"github.com/rlxp/rlxp/internal/schema/validate"
 )
 
 // Observation statuses.
@@ -196,7 +197,7 @@ func runTemplate(runDir, file string) string {
 // one is added; a missing one stays as it was. Everything else in the
 // file is left as a person wrote it.
 func Observed(path string, data []byte, obs []Observation) ([]byte, []string, error) {
-	if _, err := adapter.Parse(path, data); err != nil {
+	if _, err := adapter.Parse(validate.Schemas{}, path, data); err != nil {
 		return nil, nil, err
 	}
 	m, err := newMerger(path, data)
@@ -237,7 +238,7 @@ func Observed(path string, data []byte, obs []Observation) ([]byte, []string, er
 	}
 	m.sources(added)
 	out := m.render()
-	if _, err := adapter.Parse(path, []byte(out)); err != nil {
+	if _, err := adapter.Parse(validate.Schemas{}, path, []byte(out)); err != nil {
 		return nil, nil, fmt.Errorf("refusing to write %s: the observed file does not read back: %w", path, err)
 	}
 	return []byte(out), m.filled, nil

@@ -10,7 +10,7 @@ import (
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/manual"
 	"github.com/rlxp/rlxp/internal/pin"
-	"github.com/rlxp/rlxp/internal/schema"
+	"github.com/rlxp/rlxp/internal/schema/validate"
 	"github.com/rlxp/rlxp/internal/workspace"
 )
 
@@ -59,7 +59,7 @@ func runContractStatus(env *Env, o *contractOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	v := schema.VerdictsOf(r)
+	v := validate.Cached(r)
 	l, book, err := workspace.ContractView(r, v)
 	if err != nil {
 		return err

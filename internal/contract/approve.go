@@ -72,7 +72,7 @@ func (l *Loaded) WithoutLegacyApprovals() ([]byte, bool, error) {
 	for _, ln := range lines[end:] {
 		out = append(out, ln...)
 	}
-	check, err := Parse(l.File.Path, out)
+	check, err := Parse(l.checker, l.File.Path, out)
 	if err != nil {
 		return nil, false, fmt.Errorf("removing the approvals block would corrupt %s: %w", l.File.Path, err)
 	}

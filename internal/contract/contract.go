@@ -209,20 +209,21 @@ type Loaded struct {
 
 	log        map[string]Approval // from the approvals log (UseApprovals)
 	logProblem error
+
+	// checker checked the schema in Parse; what is derived from the
+	// contract (a rewrite, adapter.yaml beside it) is checked alike.
+	checker schema.Checker
 }
 
 // Parse reads contract.yaml. A syntax error is returned as an error;
-// schema violations and inconsistencies become Findings.
-func Parse(path string, data []byte) (*Loaded, error) { return ParseWith(nil, path, data) }
-
-// ParseWith is Parse, skipping the schema for exact bytes v saw pass it.
-func ParseWith(v *schema.Verdicts, path string, data []byte) (*Loaded, error) {
+// schema violations (as c finds them) and inconsistencies become Findings.
+func Parse(c schema.Checker, path string, data []byte) (*Loaded, error) {
 	f, err := document.Parse(path, data)
 	if err != nil {
 		return nil, err
 	}
-	l := &Loaded{File: f}
-	errs, err := v.Check(f, schema.Contract)
+	l := &Loaded{File: f, checker: c}
+	errs, err := c.Check(f, schema.Contract)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rlxp/rlxp/internal/schema/validate"
 )
 
 func fixture(t *testing.T) []byte {
@@ -31,7 +32,7 @@ func states(st Status) map[string]string {
 func TestStatus(t *testing.T) {
 	// Every section of the fixture is approved as it is; each case edits
 	// the file after that.
-	orig, err := Parse("c.yaml", fixture(t))
+	orig, err := Parse(validate.Schemas{}, "c.yaml", fixture(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestStatus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l, err := Parse("c.yaml", tt.edit(t))
+			l, err := Parse(validate.Schemas{}, "c.yaml", tt.edit(t))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,7 +101,7 @@ func TestStatus(t *testing.T) {
 }
 
 func TestUnapproved(t *testing.T) {
-	l, err := Parse("c.yaml", fixture(t))
+	l, err := Parse(validate.Schemas{}, "c.yaml", fixture(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func TestUnapproved(t *testing.T) {
 }
 
 func TestLegacyApprovalsAreNotRead(t *testing.T) {
-	l, err := Parse("c.yaml", fixture(t))
+	l, err := Parse(validate.Schemas{}, "c.yaml", fixture(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func TestLegacyApprovalsAreNotRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	legacy := append(fixture(t), []byte("\n# Written by 'rlxp contract approve'; do not edit by hand.\napprovals:\n  task:\n    by: agent\n    at: 2026-11-29T00:00:00Z\n    digest: "+digests["task"]+"\n    interactive: true\n")...)
-	l, err = Parse("c.yaml", legacy)
+	l, err = Parse(validate.Schemas{}, "c.yaml", legacy)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func TestLegacyApprovalsAreNotRead(t *testing.T) {
 }
 
 func TestBrokenLogTrustsNothing(t *testing.T) {
-	l, err := Parse("c.yaml", fixture(t))
+	l, err := Parse(validate.Schemas{}, "c.yaml", fixture(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func TestBrokenLogTrustsNothing(t *testing.T) {
 }
 
 func TestApproveRefusals(t *testing.T) {
-	l, err := Parse("c.yaml", bytes.Replace(fixture(t), []byte("  nodes: 1\n"), []byte("  nodes: 0\n"), 1))
+	l, err := Parse(validate.Schemas{}, "c.yaml", bytes.Replace(fixture(t), []byte("  nodes: 1\n"), []byte("  nodes: 0\n"), 1))
 	if err != nil {
 		t.Fatal(err)
 	}

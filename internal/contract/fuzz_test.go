@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/rlxp/rlxp/internal/schema/validate"
 )
 
 // FuzzParse feeds arbitrary bytes through decode → validate → status →
@@ -24,7 +26,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("approvals:\n  task: {by: x, at: y, digest: z, interactive: true}\n"))
 	f.Add([]byte("a: [1, .inf]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		l, err := Parse("c.yaml", data)
+		l, err := Parse(validate.Schemas{}, "c.yaml", data)
 		if err != nil {
 			return
 		}

@@ -3,14 +3,16 @@ package contract
 import (
 	"bytes"
 	"testing"
+
+	"github.com/rlxp/rlxp/internal/schema/validate"
 )
 
 func TestRequire(t *testing.T) {
-	full, err := Parse("c.yaml", fixture(t))
+	full, err := Parse(validate.Schemas{}, "c.yaml", fixture(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	noBudget, err := Parse("c.yaml", bytes.Replace(fixture(t), []byte("  gpu_hours: 2\n"), nil, 1))
+	noBudget, err := Parse(validate.Schemas{}, "c.yaml", bytes.Replace(fixture(t), []byte("  gpu_hours: 2\n"), nil, 1))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,11 +5,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rlxp/rlxp/internal/schema/validate"
 )
 
 func testScope(t *testing.T) Scope {
 	t.Helper()
-	l, err := Parse("c.yaml", fixture(t))
+	l, err := Parse(validate.Schemas{}, "c.yaml", fixture(t))
 	if err != nil || !l.Decoded {
 		t.Fatalf("parse fixture: %v %v", err, l.Findings)
 	}

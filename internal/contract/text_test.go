@@ -9,12 +9,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rlxp/rlxp/internal/document"
+	"github.com/rlxp/rlxp/internal/schema/validate"
 )
 
 // TestRowsAndText: each section's row says what a human does next; the
 // section's text is its lines as written.
 func TestRowsAndText(t *testing.T) {
-	l, err := Parse("c.yaml", fixture(t))
+	l, err := Parse(validate.Schemas{}, "c.yaml", fixture(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func TestRowsAndText(t *testing.T) {
 // TestValidate: the adapter's findings, undeclared sources and the
 // experiments file's problem, sorted by file and line, and counted.
 func TestValidate(t *testing.T) {
-	l, err := Parse("c.yaml", fixture(t))
+	l, err := Parse(validate.Schemas{}, "c.yaml", fixture(t))
 	if err != nil {
 		t.Fatal(err)
 	}

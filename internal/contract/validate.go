@@ -8,6 +8,7 @@ import (
 
 	"github.com/rlxp/rlxp/internal/adapter"
 	"github.com/rlxp/rlxp/internal/document"
+	"github.com/rlxp/rlxp/internal/schema"
 )
 
 // A Validation is what 'contract validate' found across the state files.
@@ -25,7 +26,7 @@ type Validation struct {
 // by file and position, and the counts.
 func Validate(l *Loaded, adapterName string, data []byte, missing bool, experiments *document.Error) (Validation, error) {
 	findings := append([]Finding{}, l.Findings...)
-	adapterFindings, sources, err := checkAdapter(adapterName, data, missing)
+	adapterFindings, sources, err := checkAdapter(l.checker, adapterName, data, missing)
 	if err != nil {
 		return Validation{}, err
 	}
@@ -58,7 +59,7 @@ func Validate(l *Loaded, adapterName string, data []byte, missing bool, experime
 
 // checkAdapter validates adapter.yaml and returns the metric sources it
 // declares (nil when it declares none).
-func checkAdapter(name string, data []byte, missing bool) ([]Finding, map[string]bool, error) {
+func checkAdapter(c schema.Checker, name string, data []byte, missing bool) ([]Finding, map[string]bool, error) {
 	if missing {
 		return []Finding{{Severity: "warning", Error: &document.Error{Path: name, Msg: "file is missing; run 'rlxp init' to restore the template"}}}, nil, nil
 	}
@@ -70,7 +71,7 @@ func checkAdapter(name string, data []byte, missing bool) ([]Finding, map[string
 		}
 		return nil, nil, err
 	}
-	errs, err := adapter.Check(f)
+	errs, err := adapter.Check(c, f)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/rlxp/rlxp/internal/report"
 	"github.com/rlxp/rlxp/internal/runs"
 	"github.com/rlxp/rlxp/internal/runstatus"
+	"github.com/rlxp/rlxp/internal/schema/validate"
 	"github.com/rlxp/rlxp/internal/slurm"
 	"github.com/rlxp/rlxp/internal/state"
 )
@@ -100,7 +101,7 @@ func (b *Repo) charts(recs []runs.Record) (Charts, error) {
 	if err != nil {
 		return Charts{}, err
 	}
-	c, err := contract.Parse(b.r.Show(state.Contract), data)
+	c, err := contract.Parse(validate.Schemas{}, b.r.Show(state.Contract), data)
 	if err != nil {
 		return Charts{}, err
 	}

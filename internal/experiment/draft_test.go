@@ -11,12 +11,13 @@ import (
 
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/repotest"
+	"github.com/rlxp/rlxp/internal/schema/validate"
 )
 
 func TestNew(t *testing.T) {
 	b := repotest.Contract(t)
 	parse := func(b []byte) *contract.Loaded {
-		l, err := contract.Parse("c.yaml", b)
+		l, err := contract.Parse(validate.Schemas{}, "c.yaml", b)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rlxp/rlxp/internal/contract"
+	"github.com/rlxp/rlxp/internal/schema/validate"
 )
 
 func scope(t *testing.T) contract.Scope {
@@ -18,7 +19,7 @@ func scope(t *testing.T) contract.Scope {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := contract.Parse("c.yaml", b)
+	l, err := contract.Parse(validate.Schemas{}, "c.yaml", b)
 	if err != nil || !l.Decoded {
 		t.Fatalf("fixture: %v %v", err, l.Findings)
 	}
@@ -40,7 +41,7 @@ experiments:
 `
 
 func TestParseEncodeRoundTrip(t *testing.T) {
-	s, err := Parse("e.yaml", []byte(sample))
+	s, err := Parse(validate.Schemas{}, "e.yaml", []byte(sample))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func TestParseEncodeRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s2, err := Parse("e.yaml", out)
+	s2, err := Parse(validate.Schemas{}, "e.yaml", out)
 	if err != nil {
 		t.Fatalf("encoded file does not parse: %v\n%s", err, out)
 	}
@@ -66,7 +67,7 @@ func TestParseEncodeRoundTrip(t *testing.T) {
 }
 
 func TestDigest(t *testing.T) {
-	s, err := Parse("e.yaml", []byte(sample))
+	s, err := Parse(validate.Schemas{}, "e.yaml", []byte(sample))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func TestDigest(t *testing.T) {
 		"files":      func() { e.Files = nil },
 		"wall clock": func() { e.WallClock = "6m" },
 	} {
-		s, _ := Parse("e.yaml", []byte(sample))
+		s, _ := Parse(validate.Schemas{}, "e.yaml", []byte(sample))
 		e = s.Experiments[0]
 		e.Approval = &contract.Approval{Digest: e.Digest()}
 		edit()
@@ -97,7 +98,7 @@ func TestDigest(t *testing.T) {
 
 func TestAddAndScope(t *testing.T) {
 	sc := scope(t)
-	s, err := Parse("e.yaml", []byte("schema: rlxp.experiments/v1\nexperiments: []\n"))
+	s, err := Parse(validate.Schemas{}, "e.yaml", []byte("schema: rlxp.experiments/v1\nexperiments: []\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +142,7 @@ func TestParseErrors(t *testing.T) {
 		{"schema: [\n", "e.yaml:1:"},
 	}
 	for _, tt := range tests {
-		_, err := Parse("e.yaml", []byte(tt.in))
+		_, err := Parse(validate.Schemas{}, "e.yaml", []byte(tt.in))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Parse(%q) = %v, want %q", tt.in, err, tt.want)
 		}
@@ -157,7 +158,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := Parse("e.yaml", data)
+		s, err := Parse(validate.Schemas{}, "e.yaml", data)
 		if err != nil {
 			return
 		}
@@ -165,7 +166,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			t.Fatalf("encode: %v", err)
 		}
-		s2, err := Parse("e.yaml", out)
+		s2, err := Parse(validate.Schemas{}, "e.yaml", out)
 		if err != nil {
 			t.Fatalf("encoded file does not parse: %v\n%s", err, out)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/repotest"
+	"github.com/rlxp/rlxp/internal/schema/validate"
 )
 
 func TestDescribeAndText(t *testing.T) {
@@ -70,7 +71,7 @@ func TestViews(t *testing.T) {
 
 func TestParseParams(t *testing.T) {
 	b := repotest.Contract(t)
-	l, err := contract.Parse("c.yaml", b)
+	l, err := contract.Parse(validate.Schemas{}, "c.yaml", b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/repotest"
+	"github.com/rlxp/rlxp/internal/schema/validate"
 )
 
 func TestAdmit(t *testing.T) {
@@ -50,7 +51,7 @@ func TestAdmit(t *testing.T) {
 // TestAdmitAsksSpendOnlyForABudget: with the budget section incomplete,
 // the runs are not read and the budget is not checked.
 func TestAdmitAsksSpendOnlyForABudget(t *testing.T) {
-	l, err := contract.Parse("c.yaml", bytes.Replace(repotest.Contract(t), []byte("  gpu_hours: 2\n"), nil, 1))
+	l, err := contract.Parse(validate.Schemas{}, "c.yaml", bytes.Replace(repotest.Contract(t), []byte("  gpu_hours: 2\n"), nil, 1))
 	if err != nil {
 		t.Fatal(err)
 	}

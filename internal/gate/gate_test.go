@@ -12,6 +12,7 @@ import (
 	"github.com/rlxp/rlxp/internal/budget"
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/experiment"
+	"github.com/rlxp/rlxp/internal/schema/validate"
 )
 
 // loadContract returns the fixture contract with the given sections approved.
@@ -21,7 +22,7 @@ func loadContract(t *testing.T, approve ...string) *contract.Loaded {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := contract.Parse("c.yaml", b)
+	l, err := contract.Parse(validate.Schemas{}, "c.yaml", b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/rlxp/rlxp/internal/adapter"
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/experiment"
+	"github.com/rlxp/rlxp/internal/schema/validate"
 )
 
 const fixtures = "../../cmd/rlxp/testdata/fixtures/"
@@ -27,11 +28,11 @@ func spec(t *testing.T) Spec {
 		}
 		return data
 	}
-	l, err := contract.Parse("contract.yaml", read("contract.yaml"))
+	l, err := contract.Parse(validate.Schemas{}, "contract.yaml", read("contract.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ad, err := adapter.Parse("adapter.yaml", read("adapter.yaml"))
+	ad, err := adapter.Parse(validate.Schemas{}, "adapter.yaml", read("adapter.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

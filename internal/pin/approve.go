@@ -12,6 +12,7 @@ import (
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/gate"
+	"github.com/rlxp/rlxp/internal/schema/validate"
 	"github.com/rlxp/rlxp/internal/state"
 	"github.com/rlxp/rlxp/internal/workspace"
 )
@@ -78,7 +79,7 @@ func Adapter(r *state.Repo) (*adapter.Adapter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return adapter.Parse(r.Show(state.Adapter), data)
+	return adapter.Parse(validate.Schemas{}, r.Show(state.Adapter), data)
 }
 
 // Judge compares what e would run now with what its approval pinned

@@ -43,14 +43,14 @@ type AdapterPin struct {
 // (approved or running), with the approvals book records (as read from
 // the repository's log); v's verdicts spare validating files that passed
 // their schema before.
-func AdapterStatus(r *state.Repo, v *schema.Verdicts, book approval.Book) AdapterState {
+func AdapterStatus(r *state.Repo, c schema.Checker, book approval.Book) AdapterState {
 	st := AdapterState{File: r.Show(state.Adapter), Fields: AdapterMaterial(), Experiments: []AdapterPin{}}
 	data, err := r.Read(state.Adapter)
 	if err != nil {
 		st.Problem = err.Error()
 		return st
 	}
-	ad, err := adapter.ParseWith(v, r.Show(state.Adapter), data)
+	ad, err := adapter.Parse(c, r.Show(state.Adapter), data)
 	if err != nil {
 		st.Problem = err.Error()
 		return st
@@ -66,7 +66,7 @@ func AdapterStatus(r *state.Repo, v *schema.Verdicts, book approval.Book) Adapte
 		st.Problem = err.Error()
 		return st
 	}
-	set, err := experiment.ParseWith(v, r.Show(state.Experiments), data)
+	set, err := experiment.Parse(c, r.Show(state.Experiments), data)
 	if err != nil {
 		st.Problem = err.Error()
 		return st

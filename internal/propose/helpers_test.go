@@ -12,6 +12,7 @@ import (
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/ledger"
+	"github.com/rlxp/rlxp/internal/schema/validate"
 )
 
 // contractText is a complete contract; the scope, budget, hardware and
@@ -75,7 +76,7 @@ func (s spec) load(t testing.TB) *contract.Loaded {
 	if len(s.params) == 0 {
 		text = strings.Replace(text, "  parameters:\n    {}", "  parameters: {}", 1)
 	}
-	l, err := contract.Parse("contract.yaml", []byte(text))
+	l, err := contract.Parse(validate.Schemas{}, "contract.yaml", []byte(text))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, text)
 	}

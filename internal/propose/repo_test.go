@@ -12,6 +12,7 @@ import (
 	"github.com/rlxp/rlxp/internal/ledger"
 	"github.com/rlxp/rlxp/internal/repotest"
 	"github.com/rlxp/rlxp/internal/runs"
+	"github.com/rlxp/rlxp/internal/schema/validate"
 	"github.com/rlxp/rlxp/internal/state"
 	"github.com/rlxp/rlxp/internal/workspace"
 )
@@ -23,7 +24,7 @@ func TestReady(t *testing.T) {
 	}
 	s := cartpole()
 	text := fmt.Sprintf(contractText, s.goal, "    "+strings.Join(s.params, "\n    "), s.categories, "2", s.wall, s.maxRuns, s.gpus, "")
-	l, err := contract.Parse("contract.yaml", []byte(text))
+	l, err := contract.Parse(validate.Schemas{}, "contract.yaml", []byte(text))
 	if err != nil || l.Complete("baseline") {
 		t.Fatalf("a contract without baseline seeds: %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/ledger"
 	"github.com/rlxp/rlxp/internal/runs"
+	"github.com/rlxp/rlxp/internal/schema/validate"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
@@ -21,14 +22,14 @@ func Load(r *state.Repo, recs []runs.Record) (rep *Report, warnings []string, er
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := contract.Parse(r.Show(state.Contract), data)
+	c, err := contract.Parse(validate.Schemas{}, r.Show(state.Contract), data)
 	if err != nil {
 		return nil, nil, err
 	}
 	if data, err = r.Read(state.Experiments); err != nil {
 		return nil, nil, err
 	}
-	set, err := experiment.Parse(r.Show(state.Experiments), data)
+	set, err := experiment.Parse(validate.Schemas{}, r.Show(state.Experiments), data)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/ledger"
 	"github.com/rlxp/rlxp/internal/runs"
+	"github.com/rlxp/rlxp/internal/schema/validate"
 	"github.com/rlxp/rlxp/templates"
 )
 
@@ -65,7 +66,7 @@ func fixtureBytes(t *testing.T, edit func(string) string) []byte {
 
 func parseContract(t *testing.T, b []byte) *contract.Loaded {
 	t.Helper()
-	l, err := contract.Parse("contract.yaml", b)
+	l, err := contract.Parse(validate.Schemas{}, "contract.yaml", b)
 	if err != nil {
 		t.Fatal(err)
 	}

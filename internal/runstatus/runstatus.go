@@ -15,6 +15,7 @@ import (
 	"github.com/rlxp/rlxp/internal/adapter"
 	"github.com/rlxp/rlxp/internal/diagnose"
 	"github.com/rlxp/rlxp/internal/runs"
+	"github.com/rlxp/rlxp/internal/schema/validate"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
@@ -132,7 +133,7 @@ func Check(r *state.Repo, recs []runs.Record) (*adapter.Adapter, error) {
 	if err != nil {
 		return nil, err
 	}
-	ad, err := adapter.Parse(r.Show(state.Adapter), data)
+	ad, err := adapter.Parse(validate.Schemas{}, r.Show(state.Adapter), data)
 	if err != nil {
 		return nil, err
 	}

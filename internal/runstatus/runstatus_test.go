@@ -12,6 +12,7 @@ import (
 	"github.com/rlxp/rlxp/internal/diagnose"
 	"github.com/rlxp/rlxp/internal/repotest"
 	"github.com/rlxp/rlxp/internal/runs"
+	"github.com/rlxp/rlxp/internal/schema/validate"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
@@ -186,7 +187,7 @@ func TestCacheReadsChangedFilesOnly(t *testing.T) {
 }
 
 func TestRunSource(t *testing.T) {
-	ad, err := adapter.Parse("adapter.yaml", []byte(adapterYAML))
+	ad, err := adapter.Parse(validate.Schemas{}, "adapter.yaml", []byte(adapterYAML))
 	if err != nil {
 		t.Fatal(err)
 	}

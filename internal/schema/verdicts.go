@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,7 +19,13 @@ import (
 // other than through the schema files or the validator's version (the
 // violations Validate drops, how document normalises values), so that no
 // older verdict is trusted.
-const verdictFormat = "rlxp schema verdict 1"
+const verdictFormat = "rlxp schema verdict 2"
+
+// validatorModule is the validator package validate links, as go.mod
+// requires it (a test holds the two equal). It is written here rather
+// than read from the build, so that a binary that links no validator
+// (rlxp's front) names the same verdicts as the one that validates.
+const validatorModule = "github.com/xeipuuv/gojsonschema v1.2.0"
 
 // cacheName is the verdicts' directory in the repository's cache.
 const cacheName = "schema"
@@ -31,19 +38,25 @@ const cacheName = "schema"
 // remembered, so a file with violations is validated, and reported, every
 // time. Each verdict is a small file written whole by rename: processes
 // share the directory without a lock, and a missing, torn or foreign
-// entry only means validating. A nil *Verdicts remembers nothing.
-type Verdicts struct{ r *state.Repo }
+// entry only means validating.
+type Verdicts struct {
+	r        *state.Repo
+	validate Checker // nil: look up only
+}
+
+// ErrNoVerdict is what Verdicts that only look up answer for a document
+// with no pass remembered: the caller has to validate it some other way.
+var ErrNoVerdict = errors.New("no schema verdict remembered")
 
 // VerdictsOf returns the verdicts kept in the repository's cache
-// (.rlxp/cache/schema), created on first write.
-func VerdictsOf(r *state.Repo) *Verdicts { return &Verdicts{r} }
+// (.rlxp/cache/schema), created on first write, which ask validate about
+// a document they have no pass for and remember its passes. With a nil
+// validate they only look up: a miss is ErrNoVerdict.
+func VerdictsOf(r *state.Repo, validate Checker) *Verdicts { return &Verdicts{r, validate} }
 
-// Check is Check for a document that, byte for byte, may have passed the
-// named schema before.
+// Check checks a document that, byte for byte, may have passed the named
+// schema before.
 func (v *Verdicts) Check(f *document.File, name string) ([]*document.Error, error) {
-	if v == nil {
-		return Check(f, name)
-	}
 	key, line, err := v.key(f.Data, name)
 	if err != nil {
 		return nil, err
@@ -52,7 +65,10 @@ func (v *Verdicts) Check(f *document.File, name string) ([]*document.Error, erro
 	if got, err := os.ReadFile(path); err == nil && bytes.Equal(got, line) {
 		return []*document.Error{}, nil
 	}
-	errs, err := Check(f, name)
+	if v.validate == nil {
+		return nil, ErrNoVerdict
+	}
+	errs, err := v.validate.Check(f, name)
 	if err == nil && len(errs) == 0 {
 		v.put(path, line)
 	}
@@ -62,9 +78,9 @@ func (v *Verdicts) Check(f *document.File, name string) ([]*document.Error, erro
 // key names the verdict on data against the named schema; line is the
 // entry's content, which a reader checks in full.
 func (v *Verdicts) key(data []byte, name string) (key string, line []byte, err error) {
-	src, err := files.ReadFile(name + ".schema.json")
+	src, err := Source(name)
 	if err != nil {
-		return "", nil, fmt.Errorf("schema %s: %w", name, err)
+		return "", nil, err
 	}
 	s, d := sha256.Sum256(src), sha256.Sum256(data)
 	line = fmt.Appendf(nil, "%s\nvalidator %s\nschema %s sha256:%x\ndocument sha256:%x\npassed\n", verdictFormat, validator(), name, s, d)
@@ -72,9 +88,9 @@ func (v *Verdicts) key(data []byte, name string) (key string, line []byte, err e
 	return hex.EncodeToString(k[:]), line, nil
 }
 
-// validator is the build of the code that validates: the gojsonschema
+// validator is the build of the code that validates: the validator's
 // module, and rlxp's own version and revision where the build records
-// them.
+// them (the same in every binary built from one tree).
 var validator = sync.OnceValue(func() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
@@ -87,11 +103,7 @@ var validator = sync.OnceValue(func() string {
 			fmt.Fprintf(&b, " %s=%s", s.Key, s.Value)
 		}
 	}
-	for _, d := range bi.Deps {
-		if d.Path == "github.com/xeipuuv/gojsonschema" {
-			fmt.Fprintf(&b, " %s %s %s", d.Path, d.Version, d.Sum)
-		}
-	}
+	fmt.Fprintf(&b, " %s", validatorModule)
 	return b.String()
 })
 

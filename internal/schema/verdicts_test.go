@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,6 +13,18 @@ import (
 	"github.com/rlxp/rlxp/internal/repotest"
 	"github.com/rlxp/rlxp/internal/state"
 )
+
+// judge stands in for the validator: a document containing "many" has one
+// violation; calls counts what it was asked.
+type judge struct{ calls int }
+
+func (j *judge) Check(f *document.File, name string) ([]*document.Error, error) {
+	j.calls++
+	if bytes.Contains(f.Data, []byte("many")) || name != Contract {
+		return []*document.Error{{Path: f.Path, Line: 1, Msg: "violation"}}, nil
+	}
+	return []*document.Error{}, nil
+}
 
 func parse(t testing.TB, data []byte) *document.File {
 	t.Helper()
@@ -38,12 +52,10 @@ func entries(t *testing.T, r *state.Repo) []string {
 // the cache after; the answer is the one validation gives.
 func TestVerdictsRememberPasses(t *testing.T) {
 	r := repotest.Repo(t, nil)
-	v := VerdictsOf(r)
+	j := &judge{}
+	v := VerdictsOf(r, j)
 	f := parse(t, repotest.Contract(t))
-	want, err := Check(f, Contract)
-	if err != nil || len(want) != 0 {
-		t.Fatalf("fixture contract: %v, %v", want, err)
-	}
+	want := []*document.Error{}
 	for i := range 2 {
 		got, err := v.Check(f, Contract)
 		if err != nil {
@@ -55,6 +67,13 @@ func TestVerdictsRememberPasses(t *testing.T) {
 		if n := len(entries(t, r)); n != 1 {
 			t.Errorf("call %d: %d verdicts kept, want 1", i, n)
 		}
+	}
+	if j.calls != 1 {
+		t.Errorf("validated %d times, want once", j.calls)
+	}
+	// Verdicts that only look up answer the remembered pass too.
+	if got, err := VerdictsOf(r, nil).Check(f, Contract); err != nil || len(got) != 0 {
+		t.Errorf("look-up only: %v, %v; want the remembered pass", got, err)
 	}
 	ignore, err := os.ReadFile(filepath.Join(r.Path(state.Cache), ".gitignore"))
 	if err != nil || string(ignore) != "# Derived from the state files: never reviewed, safe to delete.\n*\n" {
@@ -70,12 +89,10 @@ func TestVerdictsRememberPasses(t *testing.T) {
 // validated, and its errors reported, on every call.
 func TestVerdictsNeverRememberViolations(t *testing.T) {
 	r := repotest.Repo(t, nil)
-	v := VerdictsOf(r)
+	j := &judge{}
+	v := VerdictsOf(r, j)
 	f := parse(t, []byte("schema: rlxp.contract/v1\nproject: p\nbudget:\n  max_runs: many\n"))
-	want, err := Check(f, Contract)
-	if err != nil || len(want) == 0 {
-		t.Fatalf("bad contract: %v, %v", want, err)
-	}
+	want, _ := (&judge{}).Check(f, Contract)
 	for i := range 2 {
 		got, err := v.Check(f, Contract)
 		if err != nil {
@@ -88,13 +105,19 @@ func TestVerdictsNeverRememberViolations(t *testing.T) {
 	if names := entries(t, r); len(names) != 0 {
 		t.Errorf("verdicts kept for a failing document: %v", names)
 	}
+	if j.calls != 2 {
+		t.Errorf("validated %d times, want every time (2)", j.calls)
+	}
+	if _, err := VerdictsOf(r, nil).Check(f, Contract); !errors.Is(err, ErrNoVerdict) {
+		t.Errorf("look-up only: %v; want ErrNoVerdict", err)
+	}
 }
 
 // TestVerdictsDistrustDamagedEntries: an entry whose content is not the
 // verdict it is named for (torn, or written for other bytes) is no pass.
 func TestVerdictsDistrustDamagedEntries(t *testing.T) {
 	r := repotest.Repo(t, nil)
-	v := VerdictsOf(r)
+	v := VerdictsOf(r, &judge{})
 	good := parse(t, repotest.Contract(t))
 	if _, err := v.Check(good, Contract); err != nil {
 		t.Fatal(err)
@@ -124,7 +147,7 @@ func TestVerdictsNeedState(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := parse(t, repotest.Contract(t))
-	if errs, err := VerdictsOf(r).Check(f, Contract); err != nil || len(errs) != 0 {
+	if errs, err := VerdictsOf(r, &judge{}).Check(f, Contract); err != nil || len(errs) != 0 {
 		t.Fatalf("check without .rlxp: %v, %v", errs, err)
 	}
 	if _, err := os.Stat(r.Dir()); !os.IsNotExist(err) {
@@ -136,35 +159,10 @@ func TestVerdictsNeedState(t *testing.T) {
 	if err := os.Symlink(elsewhere, r.Path(state.Cache)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := VerdictsOf(r).Check(f, Contract); err != nil {
+	if _, err := VerdictsOf(r, &judge{}).Check(f, Contract); err != nil {
 		t.Fatal(err)
 	}
 	if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {
 		t.Errorf("wrote through the linked cache: %v", ents)
-	}
-}
-
-// BenchmarkVerdictHit is the check of an unchanged contract once its pass
-// is remembered, beside BenchmarkCheck, the validation it spares.
-func BenchmarkVerdictHit(b *testing.B) {
-	r := repotest.Repo(b, nil)
-	v := VerdictsOf(r)
-	f := parse(b, repotest.Contract(b))
-	if errs, err := v.Check(f, Contract); err != nil || len(errs) != 0 {
-		b.Fatal(errs, err)
-	}
-	for b.Loop() {
-		if errs, err := v.Check(f, Contract); err != nil || len(errs) != 0 {
-			b.Fatal(errs, err)
-		}
-	}
-}
-
-func BenchmarkCheck(b *testing.B) {
-	f := parse(b, repotest.Contract(b))
-	for b.Loop() {
-		if errs, err := Check(f, Contract); err != nil || len(errs) != 0 {
-			b.Fatal(errs, err)
-		}
 	}
 }

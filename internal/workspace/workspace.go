@@ -19,25 +19,26 @@ import (
 	"github.com/rlxp/rlxp/internal/probe"
 	"github.com/rlxp/rlxp/internal/runs"
 	"github.com/rlxp/rlxp/internal/schema"
+	"github.com/rlxp/rlxp/internal/schema/validate"
 	"github.com/rlxp/rlxp/internal/slurm"
 	"github.com/rlxp/rlxp/internal/state"
 )
 
 // Contract reads contract.yaml with the approvals the log records.
 func Contract(r *state.Repo) (*contract.Loaded, error) {
-	l, _, err := ContractView(r, nil)
+	l, _, err := ContractView(r, validate.Schemas{})
 	return l, err
 }
 
 // ContractView is Contract for a report, which reads the rest of the
 // repository's state with the same approvals log (returned): v's verdicts
 // spare validating a contract that passed its schema before.
-func ContractView(r *state.Repo, v *schema.Verdicts) (*contract.Loaded, approval.Book, error) {
+func ContractView(r *state.Repo, c schema.Checker) (*contract.Loaded, approval.Book, error) {
 	data, err := r.Read(state.Contract)
 	if err != nil {
 		return nil, approval.Book{}, err
 	}
-	l, err := contract.ParseWith(v, r.Show(state.Contract), data)
+	l, err := contract.Parse(c, r.Show(state.Contract), data)
 	if err != nil {
 		return nil, approval.Book{}, err
 	}
@@ -55,7 +56,7 @@ func Experiments(r *state.Repo) (*experiment.Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	set, err := experiment.Parse(r.Show(state.Experiments), data)
+	set, err := experiment.Parse(validate.Schemas{}, r.Show(state.Experiments), data)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +86,7 @@ func SaveExperiments(r *state.Repo, s *experiment.Set) error {
 	if err != nil {
 		return err
 	}
-	if _, err := experiment.Parse(s.Path, data); err != nil {
+	if _, err := experiment.Parse(validate.Schemas{}, s.Path, data); err != nil {
 		return fmt.Errorf("refusing to write %s: %w", s.Path, err)
 	}
 	return state.WriteFile(r.Path(state.Experiments), data, 0o644)

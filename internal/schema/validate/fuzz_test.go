@@ -1,4 +1,4 @@
-package schema
+package validate
 
 import (
 	"os"
@@ -7,18 +7,19 @@ import (
 	"testing"
 
 	"github.com/rlxp/rlxp/internal/document"
+	"github.com/rlxp/rlxp/internal/schema"
 )
 
 // FuzzCheck: any document that parses can be checked against every
 // schema, and each finding is one line.
 func FuzzCheck(f *testing.F) {
 	for _, p := range []string{"adapter.yaml", "contract.yaml", "experiments.yaml"} {
-		if b, err := os.ReadFile(filepath.Join("..", "..", "templates", p)); err == nil {
+		if b, err := os.ReadFile(filepath.Join("..", "..", "..", "templates", p)); err == nil {
 			f.Add(b)
 		}
 	}
 	for _, p := range []string{"adapter.yaml", "contract.yaml"} {
-		if b, err := os.ReadFile(filepath.Join("..", "..", "examples", "drafts", "cartpole", p)); err == nil {
+		if b, err := os.ReadFile(filepath.Join("..", "..", "..", "examples", "drafts", "cartpole", p)); err == nil {
 			f.Add(b)
 		}
 	}
@@ -29,7 +30,7 @@ func FuzzCheck(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for _, name := range []string{Adapter, Contract, Experiments} {
+		for _, name := range []string{schema.Adapter, schema.Contract, schema.Experiments} {
 			errs, err := Check(d, name)
 			if err != nil {
 				t.Fatalf("check %s: %v", name, err)
