@@ -63,31 +63,34 @@ func Parse(c schema.Checker, path string, data []byte) (*Adapter, error) {
 	if err != nil {
 		return nil, err
 	}
-	errs, err := Check(c, f)
+	a, errs, err := check(c, f)
 	if err != nil {
 		return nil, err
 	}
 	if len(errs) > 0 {
 		return nil, errs[0]
 	}
-	var a Adapter
-	if err := f.Decode(&a); err != nil {
-		return nil, err
-	}
-	return &a, nil
+	return a, nil
 }
 
 // Check lists every problem of a parsed adapter.yaml: schema violations,
 // and metric sources in a format rlxp cannot read (found here rather than
 // at scoring time); c checks the schema.
 func Check(c schema.Checker, f *document.File) ([]*document.Error, error) {
+	_, errs, err := check(c, f)
+	return errs, err
+}
+
+// check is Check, with the typed adapter it decoded on the way (nil when
+// the schema fails).
+func check(c schema.Checker, f *document.File) (*Adapter, []*document.Error, error) {
 	errs, err := c.Check(f, schema.Adapter)
 	if err != nil || len(errs) > 0 {
-		return errs, err
+		return nil, errs, err
 	}
 	var a Adapter
 	if err := f.Decode(&a); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, name := range a.SourceNames() {
 		format := a.Metrics.Sources[name].Format
@@ -100,7 +103,7 @@ func Check(c schema.Checker, f *document.File) ([]*document.Error, error) {
 			errs = append(errs, &document.Error{Path: f.Path, Line: l, Col: c, Field: strings.Join(field, "."), Msg: err.Error()})
 		}
 	}
-	return errs, nil
+	return &a, errs, nil
 }
 
 // MetricFormat is the source's declared format, "" to detect it from the

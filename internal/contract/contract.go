@@ -247,8 +247,14 @@ func Parse(c schema.Checker, path string, data []byte) (*Loaded, error) {
 		l.complete[name] = true
 	}
 	if len(errs) == 0 {
-		if err := f.Decode(&l.Contract); err != nil {
-			return nil, err
+		// The sections are decoded above; what is left is outside them.
+		m, _ := f.Value.(map[string]any)
+		l.Contract.Schema, _ = m["schema"].(string)
+		l.Contract.Project, _ = m["project"].(string)
+		if a := m["approvals"]; a != nil {
+			if err := decodeValue(a, &l.Contract.Approvals); err != nil {
+				return nil, &document.Error{Path: path, Field: "approvals", Msg: err.Error()}
+			}
 		}
 		l.Decoded = true
 		l.Findings = append(l.Findings, l.consistency()...)

@@ -175,3 +175,37 @@ func TestApproveRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestParseDecodesWhole: the typed contract, decoded section by section,
+// is what decoding the whole document gives.
+func TestParseDecodesWhole(t *testing.T) {
+	legacy := append(fixture(t), "approvals:\n  task: {by: alice, at: \"2026-11-29T00:00:00Z\", digest: \"sha256:0000000000000000000000000000000000000000000000000000000000000000\", interactive: true}\n"...)
+	for _, path := range []string{
+		filepath.Join("..", "..", "cmd", "rlxp", "testdata", "fixtures", "contract.yaml"),
+		filepath.Join("..", "..", "examples", "drafts", "cartpole", "contract.yaml"),
+		"legacy",
+	} {
+		data := legacy
+		if path != "legacy" {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data = b
+		}
+		l, err := Parse(path, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !l.Decoded {
+			t.Fatalf("%s: not decoded: %v", path, l.Findings)
+		}
+		var whole Contract
+		if err := l.File.Decode(&whole); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(whole, l.Contract); diff != "" {
+			t.Errorf("%s: typed contract differs from the whole document's (-whole +typed):\n%s", path, diff)
+		}
+	}
+}

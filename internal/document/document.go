@@ -142,6 +142,17 @@ func (f *File) Decode(v any) error {
 	return nil
 }
 
+// DecodeYAML decodes the syntax tree read once by Parse into v with
+// go-yaml's own rules and opts (yaml tags, ordered maps), without reading
+// the bytes again. Unlike Decode, it sees the values as written, before
+// normalisation.
+func (f *File) DecodeYAML(v any, opts ...yaml.DecodeOption) error {
+	if err := yaml.NodeToValue(f.root, v, opts...); err != nil {
+		return f.Wrap(err)
+	}
+	return nil
+}
+
 // plainFloat reports a YAML 1.2 float written without a dot, such as 1e-3
 // or 3E5. go-yaml follows YAML 1.1 and reads those as strings; RL configs
 // write learning rates that way all the time. (Forms with a dot already

@@ -109,8 +109,8 @@ func Parse(c schema.Checker, path string, data []byte) (*Set, error) {
 	var doc struct {
 		Experiments []*Experiment `yaml:"experiments"`
 	}
-	if err := yaml.UnmarshalWithOptions(data, &doc, yaml.UseOrderedMap()); err != nil {
-		return nil, f.Wrap(err)
+	if err := f.DecodeYAML(&doc, yaml.UseOrderedMap()); err != nil {
+		return nil, err
 	}
 	s := &Set{Path: path, Experiments: doc.Experiments}
 	m, _ := f.Value.(map[string]any)
