@@ -193,7 +193,7 @@ func TestParseDecodesWhole(t *testing.T) {
 			}
 			data = b
 		}
-		l, err := Parse(path, data)
+		l, err := Parse(validate.Schemas{}, path, data)
 		if err != nil {
 			t.Fatal(err)
 		}
