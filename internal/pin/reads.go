@@ -199,6 +199,10 @@ func (s *readSearch) follow() error {
 		}
 		dir := filepath.Dir(abs)
 		s.inspect(abs, data)
+		if isPython(abs, data) {
+			s.python(abs, data)
+			continue
+		}
 		if !scannable(abs, data) {
 			continue
 		}
@@ -409,8 +413,9 @@ func readText(abs string) ([]byte, bool) {
 }
 
 // scannable says whether a file is a config, an env file or a shell
-// script, whose words may name files the run reads. Code is not: its
-// strings name as many files it writes as it reads.
+// script, whose words may name files the run reads. Other code is not:
+// its strings name as many files it writes as it reads (Python is
+// searched for its reads alone: python).
 func scannable(abs string, data []byte) bool {
 	base := filepath.Base(abs)
 	switch filepath.Ext(base) {
@@ -427,6 +432,16 @@ func isMake(base string) bool {
 		return true
 	}
 	return false
+}
+
+// isPython says whether a file is Python source: a .py file or a script
+// run by python.
+func isPython(abs string, data []byte) bool {
+	if filepath.Ext(abs) == ".py" {
+		return true
+	}
+	first, _, _ := bytes.Cut(data, []byte("\n"))
+	return bytes.HasPrefix(first, []byte("#!")) && bytes.Contains(first, []byte("python"))
 }
 
 func isShell(abs string, data []byte) bool {

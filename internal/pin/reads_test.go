@@ -116,10 +116,81 @@ func TestReadFiles(t *testing.T) {
 		},
 		cmd: "python3 train.py configs/a.yaml", outputs: []string{"runs/", "checkpoints/"},
 		want: []string{"configs/a.yaml"},
+	}, {
+		name: "Python: the paths its reading calls, pathlib and os.path.join name",
+		files: map[string]string{
+			"train.py": `import json, yaml
+import numpy as np, torch, pandas as pd
+from pathlib import Path
+import os.path as osp
+from omegaconf import OmegaConf
+import gin
+cfg = yaml.safe_load(open("cfg/x.yaml"))
+meta = json.load(open('cfg/meta.json', "r"))
+obs = np.load("data/obs.npy")
+ckpt = torch.load(f"private/init.pt", map_location="cpu")
+df = pd.read_csv(filepath_or_buffer="data/table.csv")
+extra = (Path("data") / "x.json").read_text()
+hp = os.path.join("configs", "hp.yaml")
+oc = OmegaConf.load("conf/base.yaml")
+gin.parse_config_file("conf/train.gin")
+open("out/log.txt", "w").write("written")
+with open(file="out/w.json", mode="a") as f: pass
+`,
+			"cfg/x.yaml": "a: 1", "cfg/meta.json": "{}", "data/obs.npy": "n", "private/init.pt": "p",
+			"data/table.csv": "c", "data/x.json": "{}", "configs/hp.yaml": "h: 1", "conf/base.yaml": "b: 1",
+			"conf/train.gin": "g = 1", "out/log.txt": "", "out/w.json": "", "cfg/unnamed.yaml": "nothing names it",
+		},
+		cmd: "python3 train.py",
+		want: []string{"cfg/meta.json", "cfg/x.yaml", "conf/base.yaml", "conf/train.gin", "configs/hp.yaml",
+			"data/obs.npy", "data/table.csv", "data/x.json", "private/init.pt", "train.py"},
+	}, {
+		name: "Python: paths through names, __file__, a computed name in a literal directory, argparse defaults",
+		files: map[string]string{
+			"src/run.py": `import os
+from pathlib import Path
+HERE = Path(__file__).resolve().parent
+CONF = HERE / "conf"
+BASE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "base.yaml")
+def main(name):
+    with open(CONF / "local.yaml") as f:
+        pass
+    cfg = load_config(BASE)
+    task = os.path.join("tasks", name)
+    env = open(f"envs/{name}.json")
+    p.add_argument("--config", default="private/default.yaml")
+    p.add_argument("--out", default="runs/x")
+    save_dir = Path("private") / "saved.yaml"
+`,
+			"src/conf/local.yaml": "l: 1", "src/base.yaml": "b: 1", "tasks/a.yaml": "a", "tasks/b.json": "b",
+			"tasks/data.bin": "not a config", "envs/cartpole.json": "{}", "private/default.yaml": "d: 1",
+			"private/saved.yaml": "written by the run",
+		},
+		cmd: "python3 src/run.py",
+		want: []string{"envs/cartpole.json", "private/default.yaml", "src/base.yaml", "src/conf/local.yaml",
+			"src/run.py", "tasks/a.yaml", "tasks/b.json"},
+	}, {
+		name: "Python: modules imported from the repository are searched in turn",
+		files: map[string]string{
+			"train.py":             "from rl.agent import make\nimport rl.utils as u\nfrom rl import envs\nimport torch\n",
+			"rl/__init__.py":       "",
+			"rl/agent.py":          "from .nets import mlp\nfrom . import buffers\n",
+			"rl/nets.py":           "H = open('private/nets.json')\n",
+			"rl/buffers.py":        "",
+			"rl/utils/__init__.py": "",
+			"rl/envs.py":           "import importlib\nimportlib.import_module('rl.plugins.extra')\n",
+			"rl/plugins/extra.py":  "",
+			"rl/unused.py":         "open('private/never.json')\n",
+			"private/nets.json":    "{}", "private/never.json": "{}",
+		},
+		cmd: "python3 train.py",
+		want: []string{"private/nets.json", "rl/__init__.py", "rl/agent.py", "rl/buffers.py", "rl/envs.py",
+			"rl/nets.py", "rl/plugins/extra.py", "rl/utils/__init__.py", "train.py"},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			root := writeTree(t, tc.files)
+
 			ad := &adapter.Adapter{}
 			ad.Config.Default = tc.def
 			got, err := readFiles(root, root, ad, []string{tc.cmd}, tc.outputs, tc.users, nil)
@@ -265,4 +336,38 @@ func TestReadsLine(t *testing.T) {
 	if got := (Material{}).readsLine(); got != "" {
 		t.Errorf("no reads told as %q", got)
 	}
+}
+
+// FuzzPythonReads: any Python source is searched without error, panic or
+// endless loop, and every file found lies inside the root. Seeded with
+// the example trainer's real code.
+func FuzzPythonReads(f *testing.F) {
+	seeds, err := filepath.Glob("../../examples/cartpole/*.py")
+	if err != nil || len(seeds) == 0 {
+		f.Fatalf("no example trainer to seed with: %v", err)
+	}
+	for _, p := range seeds {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte("open(Path(__file__).parent / 'b.json' + f'{x}c' [0], mode='r')\nfrom ..x import (a as b,\n c)\nos.path.join(\n"))
+	f.Add([]byte("x = '''unterminated\nopen('b.json')"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		root := writeTree(t, map[string]string{"b.json": "{}", "cfg/c.yaml": "a: 1", "pkg/__init__.py": "import os"})
+		if err := os.WriteFile(filepath.Join(root, "train.py"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := readFiles(root, root, &adapter.Adapter{}, []string{"python3 train.py"}, nil, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range got {
+			if strings.HasPrefix(p, "../") || filepath.IsAbs(p) {
+				t.Fatalf("found %s outside the root", p)
+			}
+		}
+	})
 }
