@@ -20,6 +20,11 @@ import (
 // for those about to be read. What the ring no longer holds, or will not
 // hold soon, a borrower reads from the file itself: the ring saves reads,
 // it never decides which bytes a reader gets.
+//
+// The hash and the borrowers see the same bytes: both stop at the size
+// the file had when it was opened, and Unchanged, asked after both are
+// done, says whether anything wrote to the file meanwhile (a write moves
+// its change time even when size and modification time are put back).
 
 const (
 	// Blocks small enough to be hashed and lent while still in the CPU's
@@ -50,6 +55,7 @@ type Reading struct {
 	stamped bool
 	counted io.Writer
 	bs      int64 // block size
+	size    int64 // the file's size when opened: the hash and the loans end there
 
 	mu       sync.Mutex
 	cond     sync.Cond
@@ -89,7 +95,7 @@ func (c *Cache) begin(path string, counted io.Writer, maxBlock int64) (*Reading,
 		f.Close()
 		return nil, fmt.Errorf("hash %s: not a regular file", path)
 	}
-	r := &Reading{f: f, path: path, fi: fi, cache: c, counted: counted, end: -1,
+	r := &Reading{f: f, path: path, fi: fi, size: fi.Size(), cache: c, counted: counted, end: -1,
 		read: make(chan struct{}), hashed: make(chan struct{})}
 	r.cond.L = &r.mu
 	r.key, r.stamped = Stamp(fi)
@@ -136,7 +142,11 @@ func (r *Reading) reader() {
 		if s.buf == nil {
 			s.buf = make([]byte, r.bs)
 		}
-		n, err := r.f.ReadAt(s.buf, j*r.bs)
+		want := min(r.bs, max(r.size-j*r.bs, 0))
+		n, err := r.f.ReadAt(s.buf[:want], j*r.bs)
+		if err == nil && j*r.bs+want == r.size {
+			err = io.EOF // the size at open: bytes written since are not hashed
+		}
 		r.mu.Lock()
 		s.block, s.n, s.hashed = j, n, false
 		r.next = j + 1
@@ -192,6 +202,16 @@ func (r *Reading) hasher() {
 // ReadAt reads the file's bytes at off, out of the ring where it holds
 // them or is about to, else from the file.
 func (r *Reading) ReadAt(p []byte, off int64) (int, error) {
+	if off >= r.size {
+		return 0, io.EOF
+	}
+	if rest := r.size - off; int64(len(p)) > rest {
+		n, err := r.ReadAt(p[:rest], off)
+		if err == nil {
+			err = io.EOF
+		}
+		return n, err
+	}
 	done := 0
 	for done < len(p) {
 		at := off + int64(done)
@@ -301,6 +321,42 @@ func (r *Reading) Sum() (string, error) {
 		}
 	}
 	return sum, nil
+}
+
+// Unchanged reports, once the hash and the borrowers are done, whether
+// the file is as it was opened: a *ChangedError when something wrote to
+// it meanwhile, so that the bytes parsed may not be the bytes hashed.
+func (r *Reading) Unchanged() error {
+	now, err := r.f.Stat()
+	if err != nil {
+		return fmt.Errorf("stat %s: %w", r.path, err)
+	}
+	k, ok := Stamp(now)
+	same := k == r.key
+	if !ok || !r.stamped {
+		same = now.Size() == r.fi.Size() && now.ModTime().Equal(r.fi.ModTime())
+	}
+	if same {
+		return nil
+	}
+	return &ChangedError{Path: r.path, Before: r.fi.Size(), After: now.Size()}
+}
+
+// A ChangedError is a file written to while it was read.
+type ChangedError struct {
+	Path          string
+	Before, After int64 // sizes
+}
+
+func (e *ChangedError) Error() string {
+	how := fmt.Sprintf("rewritten in place (still %d bytes)", e.After)
+	switch {
+	case e.After > e.Before:
+		how = fmt.Sprintf("grew from %d to %d bytes", e.Before, e.After)
+	case e.After < e.Before:
+		how = fmt.Sprintf("shrank from %d to %d bytes", e.Before, e.After)
+	}
+	return fmt.Sprintf("%s: changed while it was read (%s): a writer is still at work", e.Path, how)
 }
 
 // Close stops reading and hashing, waits for both, and closes the file.

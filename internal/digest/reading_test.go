@@ -2,6 +2,7 @@ package digest
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -199,5 +200,103 @@ func TestReadingCacheHit(t *testing.T) {
 	}
 	if s, err := r.Sum(); err != nil || s != sum(data) || counted.Len() != 0 {
 		t.Fatalf("cached digest = %s, %v after hashing %d bytes; want %s, nothing hashed", s, err, counted.Len(), sum(data))
+	}
+}
+
+// A file written to while it is read: the digest and every borrower stop
+// at the size it had when opened, so they cover the same bytes, and
+// Unchanged says that the file moved, whether it grew, was cut, or was
+// rewritten in place with its modification time put back (when only
+// Unchanged tells, and the score refuses the file).
+func TestReadingWrittenMeanwhile(t *testing.T) {
+	data := bytes.Repeat([]byte("{\"step\": 1, \"r\": 2}\n"), 3000)
+	writes := map[string]func(t *testing.T, path string){
+		"grows": func(t *testing.T, path string) {
+			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := f.WriteString("{\"step\": 2, \"r\": 999}\n"); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"cut": func(t *testing.T, path string) {
+			if err := os.Truncate(path, int64(len(data)/2)); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"rewritten, mtime restored": func(t *testing.T, path string) {
+			fi, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.OpenFile(path, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.WriteAt([]byte("9"), int64(len(data)-3)); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+				t.Fatal(err)
+			}
+		},
+	}
+	for name, write := range writes {
+		for _, bs := range []int64{4096, blockSize} {
+			path := filepath.Join(t.TempDir(), "f")
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r, err := (*Cache)(nil).begin(path, nil, bs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			half := make([]byte, len(data)/3)
+			if _, err := r.ReadAt(half, 0); err != nil {
+				t.Fatal(err)
+			}
+			write(t, path)
+			rest, err := io.ReadAll(io.NewSectionReader(r, int64(len(half)), 1<<40))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := append(half, rest...)
+			s, err := r.Sum()
+			// Bytes rewritten in place may reach the hash and a borrower
+			// at different moments: only Unchanged can vouch for them.
+			if name == "grows" && (err != nil || !bytes.Equal(got, data) || s != sum(data)) {
+				t.Errorf("%s, blocks of %d: borrowed %d bytes, digest %s (%v); want the %d bytes at open and their digest", name, bs, len(got), s, err, len(data))
+			}
+			if name == "cut" && err == nil && s != sum(got) {
+				t.Errorf("%s, blocks of %d: digest %s of other bytes than the %d borrowed", name, bs, s, len(got))
+			}
+			var ce *ChangedError
+			if err := r.Unchanged(); !errors.As(err, &ce) || ce.Before != int64(len(data)) {
+				t.Errorf("%s, blocks of %d: Unchanged() = %v; want a ChangedError from %d bytes", name, bs, err, len(data))
+			}
+			r.Close()
+		}
+	}
+	// Nothing written: nothing to say.
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := (*Cache)(nil).Begin(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := sequential(r, int64(len(data))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Sum(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Unchanged(); err != nil {
+		t.Errorf("Unchanged() of an untouched file = %v", err)
 	}
 }

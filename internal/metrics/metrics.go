@@ -47,7 +47,7 @@ func ParseFormat(s string) (Format, error) {
 // ReaderVersion changes whenever a reader may deliver other points, tags
 // or counts for the same bytes: what is remembered of a read (scoring's
 // aggregate cache) is keyed on it, so a changed reader reads again.
-const ReaderVersion = "readers/2026-12-02.2"
+const ReaderVersion = "readers/2026-12-02.3"
 
 // A Point is one value of a series.
 type Point struct {
@@ -74,6 +74,10 @@ type Info struct {
 	// binary log that was still being written, or whose writer crashed;
 	// 0 when the file is complete. Its points up to there were delivered.
 	TruncatedAt int64
+	// Unfinished, when set, is the log's own word that its run did not
+	// end well (a W&B log with no exit record, or a non-zero exit code),
+	// one sentence.
+	Unfinished string
 }
 
 // An Error locates a problem in a metric file: a line (and column) in a

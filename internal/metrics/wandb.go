@@ -86,6 +86,10 @@ type wandbDecoder struct {
 	noStep  int64
 	off     int64 // record being decoded
 	key     []byte
+	// exited is set by the run's exit record (Record.exit, field 18),
+	// which wandb writes when the run ends; exitCode is its code.
+	exited   bool
+	exitCode int32
 }
 
 func (d *wandbDecoder) errorf(format string, args ...any) *Error {
@@ -222,6 +226,12 @@ func readWandbFrom(path string, r io.Reader, sink Sink) (Info, error) {
 		info.Notes = append(info.Notes, fmt.Sprintf("stopped at a truncated record at byte %d (the writer was still running or crashed)", trunc))
 		info.TruncatedAt = trunc
 	}
+	switch {
+	case !d.exited:
+		info.Unfinished = "the log has no exit record: the run is still running, or its process died before it could end the run"
+	case d.exitCode != 0:
+		info.Unfinished = fmt.Sprintf("the run's exit record says exit code %d: it failed", d.exitCode)
+	}
 	return info, nil
 }
 
@@ -242,6 +252,16 @@ func (d *wandbDecoder) record(b []byte) error {
 			return d.malformed("record", n)
 		}
 		b = b[n:]
+		if num == 18 && typ == protowire.BytesType {
+			// RunExitRecord: exit_code (1), runtime (2).
+			e, m := protowire.ConsumeBytes(b)
+			if m < 0 {
+				return d.malformed("record", m)
+			}
+			d.exited, d.exitCode = true, int32(lastVarint(e, 1))
+			b = b[m:]
+			continue
+		}
 		if num == 2 && typ == protowire.BytesType {
 			h, m := protowire.ConsumeBytes(b)
 			if m < 0 {

@@ -428,3 +428,45 @@ func TestWandbEncoderMatchesSample(t *testing.T) {
 		t.Errorf("header % x, encoder % x", raw[:7], wbLog())
 	}
 }
+
+// wbExit is a Record holding a RunExitRecord with the exit code.
+func wbExit(num uint64, code int32) []byte {
+	var e []byte
+	if code != 0 {
+		e = tfVarintField(e, 1, uint64(int64(code)))
+	}
+	e = tfVarintField(e, 2, 42) // runtime
+	return tfBytesField(tfVarintField(nil, 1, num), 18, e)
+}
+
+// A log says whether its run ended: an exit record with code 0 does; no
+// exit record (still running, or killed) or a non-zero code does not.
+func TestWandbUnfinished(t *testing.T) {
+	row := wbHistory(1, -1, wbItem("x", "1"), wbItem("_step", "0"))
+	tests := []struct {
+		name string
+		log  []byte
+		want string
+	}{
+		{"ended", wbLog(row, wbExit(2, 0)), ""},
+		{"no exit record", wbLog(row), "the log has no exit record: the run is still running, or its process died before it could end the run"},
+		{"failed", wbLog(row, wbExit(2, 1)), "the run's exit record says exit code 1: it failed"},
+		{"killed", wbLog(row, wbExit(2, -9)), "the run's exit record says exit code -9: it failed"},
+	}
+	for _, tt := range tests {
+		info, err := readWandb(wbFile(t, tt.log), newBinSink())
+		if err != nil || info.Unfinished != tt.want || info.Points != 1 {
+			t.Errorf("%s: points %d, unfinished %q, %v; want %q", tt.name, info.Points, info.Unfinished, err, tt.want)
+		}
+	}
+	// The real run, which ended.
+	files, _ := filepath.Glob(filepath.Join(wbSampleDir(t), "run-*.wandb"))
+	for _, f := range files {
+		if info, err := readWandb(f, newBinSink()); err != nil || info.Unfinished != "" {
+			t.Errorf("%s: unfinished %q, %v", f, info.Unfinished, err)
+		}
+	}
+	if len(files) == 0 {
+		t.Error("no sample run")
+	}
+}

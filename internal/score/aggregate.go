@@ -34,6 +34,25 @@ type Agg struct {
 	ring       []float64
 	atStep     float64
 	haveAtStep bool
+	// back is the first point whose step is not past the one before.
+	back *StepError
+}
+
+// A StepError is a series whose step does not move forward: a point at
+// the step of the one before it, or at an earlier one. A resumed run that
+// logged its replayed steps again, or two runs' logs in one file, look
+// like this; which of the points count cannot be told, so the series has
+// no value.
+type StepError struct {
+	Point      int64 // 1-based, in file order among the tag's points
+	Step, Prev int64
+}
+
+func (e *StepError) Error() string {
+	if e.Step == e.Prev {
+		return fmt.Sprintf("step %d repeats at point %d: the series holds two values for one step (a resumed run, or two runs in one file)", e.Step, e.Point)
+	}
+	return fmt.Sprintf("step goes back from %d to %d at point %d: the step counter restarted (a resumed run, or two runs in one file)", e.Prev, e.Step, e.Point)
 }
 
 // NewAgg returns an aggregator for kind (one of the constants above).
@@ -54,6 +73,9 @@ func (a *Agg) reset() {
 // Add takes the next point of the series, in file order.
 func (a *Agg) Add(p metrics.Point) {
 	v := p.Value
+	if a.count > 0 && p.Step <= a.lastStep && a.back == nil {
+		a.back = &StepError{Point: a.count + 1, Step: p.Step, Prev: a.lastStep}
+	}
 	a.count++
 	a.last, a.lastStep = v, p.Step
 	// NaN poisons max and min: a series that diverged has no honest extreme.
@@ -71,7 +93,6 @@ func (a *Agg) Add(p metrics.Point) {
 		}
 	}
 	if a.Kind == AtStep && p.Step == a.Step {
-		// A later point at the same step (a restart) replaces the earlier one.
 		a.atStep, a.haveAtStep = v, true
 	}
 }
@@ -85,6 +106,9 @@ func (a *Agg) Points() int64 { return a.count }
 func (a *Agg) Value() (float64, error) {
 	if a.count == 0 {
 		return 0, fmt.Errorf("no points")
+	}
+	if a.back != nil {
+		return 0, a.back
 	}
 	var v float64
 	switch a.Kind {

@@ -25,7 +25,7 @@ import (
 // digest cache gives the same digest for the file as it is now.
 
 // aggCacheVersion changes with the encoding below.
-const aggCacheVersion = "aggregates/1"
+const aggCacheVersion = "aggregates/2"
 
 // An aggregate is a seed's reduction of one tag: read now, or remembered.
 type aggregate interface {
@@ -36,14 +36,18 @@ type aggregate interface {
 // A cachedAgg is a remembered aggregate. The value is kept as its bits:
 // NaN and infinities come back as they were.
 type cachedAgg struct {
-	Bits   uint64 `json:"bits"`
-	Err    string `json:"err,omitempty"`
-	Count  int64  `json:"points"`
-	HasErr bool   `json:"has_err,omitempty"`
+	Bits    uint64           `json:"bits"`
+	Err     string           `json:"err,omitempty"`
+	Count   int64            `json:"points"`
+	HasErr  bool             `json:"has_err,omitempty"`
+	StepErr *score.StepError `json:"step_err,omitempty"`
 }
 
 func (a cachedAgg) Value() (float64, error) {
 	v := math.Float64frombits(a.Bits)
+	if a.StepErr != nil {
+		return v, a.StepErr
+	}
 	if a.HasErr {
 		return v, errors.New(a.Err)
 	}
@@ -58,6 +62,7 @@ func remember(a aggregate) cachedAgg {
 	if err != nil {
 		c.Err, c.HasErr = err.Error(), true
 	}
+	errors.As(err, &c.StepErr)
 	return c
 }
 
@@ -68,6 +73,9 @@ type cachedSource struct {
 	Points int64       `json:"points"`
 	Tags   []string    `json:"tags"`
 	Aggs   []cachedAgg `json:"aggs"` // in the order of the specs
+	// What the read found of a run that had not ended.
+	TruncatedAt int64  `json:"truncated_at,omitempty"`
+	Unfinished  string `json:"unfinished,omitempty"`
 }
 
 // aggCacheName names the entry for reading a file as format for specs.

@@ -3,6 +3,7 @@ package scoring
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/rlxp/rlxp/internal/digest"
 	"github.com/rlxp/rlxp/internal/metrics"
+	"github.com/rlxp/rlxp/internal/score"
 )
 
 type point struct {
@@ -184,4 +186,45 @@ func BenchmarkFirstRead(b *testing.B) {
 			}
 		}
 	})
+}
+
+// stepSink feeds an aggregate per tag, as a score does.
+type stepSink struct{ aggs map[string]*score.Agg }
+
+func (s *stepSink) Want(string) bool { return true }
+
+func (s *stepSink) Point(tag string, p metrics.Point) error {
+	a := s.aggs[tag]
+	if a == nil {
+		a = score.NewAgg(score.Last, 0, 0)
+		s.aggs[tag] = a
+	}
+	a.Add(p)
+	return nil
+}
+
+// TestRealSeriesMoveForward checks that the step check refuses no series
+// of the real files: honest runs log each tag at rising steps.
+func TestRealSeriesMoveForward(t *testing.T) {
+	read := 0
+	for _, path := range sampleFiles(t) {
+		format, err := metrics.Detect(path)
+		if err != nil {
+			continue
+		}
+		sink := &stepSink{aggs: map[string]*score.Agg{}}
+		if _, err := metrics.Read(path, format, sink); err != nil {
+			continue // a file the readers refuse (the junk CSV) is another test's
+		}
+		for tag, a := range sink.aggs {
+			var se *score.StepError
+			if _, err := a.Value(); errors.As(err, &se) {
+				t.Errorf("%s: %s: %v", path, tag, err)
+			}
+		}
+		read++
+	}
+	if read < 5 {
+		t.Fatalf("only %d metric files read", read)
+	}
 }

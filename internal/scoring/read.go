@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/rlxp/rlxp/internal/adapter"
+	"github.com/rlxp/rlxp/internal/digest"
 	"github.com/rlxp/rlxp/internal/metrics"
 	"github.com/rlxp/rlxp/internal/score"
 	"github.com/rlxp/rlxp/internal/state"
@@ -73,9 +74,10 @@ func (rd reader) resolve(sr SeedRun, name string) (resolved, error) {
 
 // readSeeds reads every source file of every seed once, feeding the
 // aggregates of all specs; values[i] holds spec i's per-seed results.
-func (rd reader) readSeeds(seeds []SeedRun, specs []metricSpec) ([][]score.SeedValue, []SourceFile, error) {
+func (rd reader) readSeeds(seeds []SeedRun, specs []metricSpec) ([][]score.SeedValue, []SourceFile, []string, error) {
 	values := make([][]score.SeedValue, len(specs))
 	var files []SourceFile
+	var unended []string
 	// A tag missing from every seed is a wrong name, not a failed run.
 	missing := make([]int, len(specs))
 	hints := make([][]string, len(specs))
@@ -101,6 +103,7 @@ func (rd reader) readSeeds(seeds []SeedRun, specs []metricSpec) ([][]score.SeedV
 	}
 	for _, sr := range seeds {
 		aggs := make([]aggregate, len(specs))
+		paths := make([]string, len(specs))
 		for _, name := range order {
 			idx := bySource[name]
 			sps := make([]metricSpec, len(idx))
@@ -109,11 +112,14 @@ func (rd reader) readSeeds(seeds []SeedRun, specs []metricSpec) ([][]score.SeedV
 			}
 			got, err := rd.readSource(sr, name, sps)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			files = append(files, got.file)
+			if got.unended != "" {
+				unended = append(unended, fmt.Sprintf("seed %d: %s", sr.Seed, got.unended))
+			}
 			for k, i := range idx {
-				aggs[i] = got.aggs[k]
+				aggs[i], paths[i] = got.aggs[k], got.file.Path
 				if !got.col.Seen(specs[i].name) {
 					missing[i]++
 					hints[i] = got.col.Closest(specs[i].name)
@@ -124,8 +130,12 @@ func (rd reader) readSeeds(seeds []SeedRun, specs []metricSpec) ([][]score.SeedV
 			sv := score.SeedValue{Seed: sr.Seed, Run: sr.RunDir}
 			if v, err := a.Value(); err != nil {
 				sv.Error = err.Error()
-				if a.Points() == 0 && missing[i] > 0 {
+				switch {
+				case a.Points() == 0 && missing[i] > 0:
 					sv.Error = fmt.Sprintf("tag %s not found", specs[i].name)
+				case errors.As(err, new(*score.StepError)):
+					// Where the series went wrong: the file, then the point.
+					sv.Error = paths[i] + ": " + sv.Error
 				}
 			} else {
 				sv.Value = &v
@@ -139,10 +149,10 @@ func (rd reader) readSeeds(seeds []SeedRun, specs []metricSpec) ([][]score.SeedV
 			if len(hints[i]) > 0 {
 				msg += fmt.Sprintf(" (closest: %s)", strings.Join(hints[i], ", "))
 			}
-			return nil, nil, errors.New(msg + "; check the contract's metric names with 'rlxp metrics inspect'")
+			return nil, nil, nil, errors.New(msg + "; check the contract's metric names with 'rlxp metrics inspect'")
 		}
 	}
-	return values, files, nil
+	return values, files, unended, nil
 }
 
 type hashResult struct {
@@ -156,6 +166,29 @@ type sourceRead struct {
 	file SourceFile
 	aggs []aggregate
 	col  *score.Collector
+	// unended says where the file shows that its run had not ended, ""
+	// when it does not; only a partial score gets this far with one.
+	unended string
+}
+
+// unended says whether a source's own content shows that its run had not
+// ended: a last record cut off (still being written, or its writer
+// crashed), or a log that says so. Its last values are not the run's
+// result: an error, unless the score is partial, which records why.
+func (rd reader) unended(shown string, cs cachedSource) (string, error) {
+	var why error
+	switch {
+	case cs.TruncatedAt > 0:
+		why = &metrics.Error{Path: shown, Offset: cs.TruncatedAt, Msg: "truncated record: the run is still writing or its writer crashed"}
+	case cs.Unfinished != "":
+		why = fmt.Errorf("%s: %s", shown, cs.Unfinished)
+	default:
+		return "", nil
+	}
+	if !rd.s.Partial {
+		return "", fmt.Errorf("%w; score it once the run has ended", why)
+	}
+	return why.Error(), nil
 }
 
 // readSource reads one seed's source for specs while hashing it on
@@ -179,7 +212,11 @@ func (rd reader) readSource(sr SeedRun, name string, specs []metricSpec) (source
 	cacheName := aggCacheName(src.format, specs)
 	if regularFile {
 		if cs, ok := rd.cachedRead(path, before, cacheName, specs); ok {
-			out := sourceRead{file: file, col: score.NewCollector()}
+			unended, err := rd.unended(shown, cs)
+			if err != nil {
+				return sourceRead{}, err
+			}
+			out := sourceRead{file: file, col: score.NewCollector(), unended: unended}
 			out.file.Format, out.file.SHA256, out.file.Points = cs.Format, cs.SHA256, cs.Points
 			for _, t := range cs.Tags {
 				out.col.Want(t)
@@ -208,26 +245,47 @@ func (rd reader) readSource(sr SeedRun, name string, specs []metricSpec) (source
 	}
 	var digestOf func() (string, error)
 	if regularFile {
-		// One read of the file feeds the hash and the parser.
+		// One read of the file feeds the hash and the parser, and both
+		// stop at its size when opened; a write meanwhile is refused
+		// below, so the digest is of the bytes parsed.
 		reading, err := rd.s.Cache.Begin(path, hashed)
 		if err != nil {
 			return sourceRead{}, err
 		}
 		defer reading.Close()
 		col.lender = lender{path, reading}
-		digestOf = reading.Sum
+		digestOf = func() (string, error) {
+			s, err := reading.Sum()
+			if err == nil {
+				err = reading.Unchanged()
+			}
+			return s, err
+		}
 	} else {
 		sum := make(chan hashResult, 1)
 		go func() {
 			s, err := rd.s.Cache.Path(path, hashed)
 			sum <- hashResult{s, err}
 		}()
-		digestOf = func() (string, error) { d := <-sum; return d.sum, d.err }
+		digestOf = func() (string, error) {
+			d := <-sum
+			if d.err != nil {
+				return "", d.err
+			}
+			// A directory's files are hashed apart from the parse: hashed
+			// again after it (unchanged files from the cache), the same
+			// digest says the parse read what was hashed.
+			again, err := rd.s.Cache.Path(path, nil)
+			if err == nil && again != d.sum {
+				err = fmt.Errorf("%s: changed while it was read: a writer is still at work", shown)
+			}
+			return d.sum, err
+		}
 	}
 	info, err := metrics.Read(path, src.format, col)
-	var digest hashResult
+	var dg hashResult
 	if err == nil {
-		digest.sum, digest.err = digestOf()
+		dg.sum, dg.err = digestOf()
 	}
 	if count != nil {
 		// A cached digest read nothing: the file is done all the same.
@@ -240,18 +298,22 @@ func (rd reader) readSource(sr SeedRun, name string, specs []metricSpec) (source
 	if err != nil {
 		return sourceRead{}, err
 	}
-	if digest.err != nil {
-		return sourceRead{}, digest.err
+	var changed *digest.ChangedError
+	if errors.As(dg.err, &changed) {
+		changed.Path = shown
+		return sourceRead{}, fmt.Errorf("%w; score it once the run has ended", changed)
 	}
-	if info.TruncatedAt > 0 {
-		// A run whose log ends mid-record is still running or crashed:
-		// its last values are not the run's result.
-		return sourceRead{}, &metrics.Error{Path: shown, Offset: info.TruncatedAt,
-			Msg: "truncated record: the run is still writing or its writer crashed; score it once the run has ended"}
+	if dg.err != nil {
+		return sourceRead{}, dg.err
 	}
-	file.Format, file.SHA256, file.Points = string(info.Format), digest.sum, info.Points
-	out := sourceRead{file: file, col: col.Collector}
-	cs := cachedSource{SHA256: digest.sum, Format: file.Format, Points: info.Points, Tags: sortedTags(col.tags)}
+	cs := cachedSource{SHA256: dg.sum, Format: string(info.Format), Points: info.Points, Tags: sortedTags(col.tags),
+		TruncatedAt: info.TruncatedAt, Unfinished: info.Unfinished}
+	unended, err := rd.unended(shown, cs)
+	if err != nil {
+		return sourceRead{}, err
+	}
+	file.Format, file.SHA256, file.Points = string(info.Format), dg.sum, info.Points
+	out := sourceRead{file: file, col: col.Collector, unended: unended}
 	for _, a := range aggs {
 		out.aggs = append(out.aggs, a)
 		cs.Aggs = append(cs.Aggs, remember(a))

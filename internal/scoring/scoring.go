@@ -127,6 +127,9 @@ type metricSpec struct {
 type Scored struct {
 	in   score.Input
 	body Body
+	// unended lists the sources whose content shows that their run had
+	// not ended (read only for a partial score).
+	unended []string
 }
 
 // Read finds every seed's run and sources and reads them.
@@ -157,12 +160,13 @@ func Read(ctx context.Context, s Spec) (*Scored, error) {
 		specs = append(specs, metricSpec{g.Name, g.Source, g.Aggregate, g.N, g.Step})
 	}
 	rd := reader{s: s, sources: sources}
-	values, files, err := rd.readSeeds(seeds, specs)
+	values, files, unended, err := rd.readSeeds(seeds, specs)
 	if err != nil {
 		return nil, err
 	}
 	sc := &Scored{
-		in: score.Input{Contract: c, Experiment: id, IsBaseline: id == c.Baseline.Experiment, Primary: values[0]},
+		unended: unended,
+		in:      score.Input{Contract: c, Experiment: id, IsBaseline: id == c.Baseline.Experiment, Primary: values[0]},
 		body: Body{
 			ContractDigest: ContractDigest(s.Contract),
 			ConfigDigest:   exp.Digest(),
@@ -204,6 +208,7 @@ func (sc *Scored) Judge(entries []ledger.Entry) Body {
 			unfinished = append(unfinished, fmt.Sprintf("seed %d: run %s %s, not complete", sr.Seed, sr.Run, what))
 		}
 	}
+	unfinished = append(unfinished, sc.unended...)
 	switch {
 	case len(unfinished) > 0 && !b.Partial:
 		for _, u := range unfinished {
