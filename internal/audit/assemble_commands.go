@@ -303,9 +303,25 @@ func (a *assembler) entryPoints() {
 	for _, e := range a.eps {
 		scripts[e.Target] = e
 	}
+	// Console scripts, which READMEs run by name.
+	for _, f := range a.files {
+		for _, s := range f.scripts {
+			e := a.ep(s.name)
+			e.Kind, e.Via, e.Target, e.Confidence = nameKind(s.name, s.detail), "console_script", s.detail, Medium
+			e.Evidence = append(e.Evidence, ev(f, s.line, s.text))
+		}
+	}
 	for _, f := range a.files {
 		runner := runners[f.path]
 		for _, c := range f.commands {
+			if c.byName {
+				if te := a.eps[c.argv[0]]; te != nil && te.Via == "console_script" {
+					a.documented(te, c, f)
+					te.refs++
+					te.Evidence = append(te.Evidence, ev(f, c.line, c.text))
+				}
+				continue
+			}
 			script, mod, _ := pyTarget(c.argv)
 			target := ""
 			switch {
@@ -323,12 +339,18 @@ func (a *assembler) entryPoints() {
 				te.Kind, te.Via, te.Target = nameKind(mod), "module", mod
 				te.Confidence = High
 			}
-			if te == nil && mod != "" && target != "" && c.origin == "readme" && a.byPath[target] != nil && a.byPath[target].has(catMain, "") {
-				// A module the docs run (python -m spinup.run ppo) that
-				// parses its arguments by hand.
-				te = a.ep("python -m " + mod)
-				te.Kind, te.Via, te.Target = nameKind(mod), "module", target
-				te.Confidence = Medium
+			if te == nil && target != "" && c.origin == "readme" && a.byPath[target] != nil && a.byPath[target].has(catMain, "") {
+				// A module or script the docs run (python -m spinup.run
+				// ppo, python sheeprl.py exp=ppo) that parses its
+				// arguments by hand or hands them on.
+				if mod != "" {
+					te = a.ep("python -m " + mod)
+					te.Kind, te.Via = nameKind(mod), "module"
+				} else {
+					te = a.ep("python " + target)
+					te.Kind, te.Via = nameKind(target), "script"
+				}
+				te.Target, te.Confidence = target, Medium
 				te.Evidence = append(te.Evidence, ev(a.byPath[target], 0, ""))
 				scripts[target] = te
 			}
@@ -380,16 +402,8 @@ func (a *assembler) entryPoints() {
 					}
 				}
 			}
-			if te != nil && c.origin == "readme" && !asksHelp(c.argv) && !templated(c.argv) {
-				// The closest document wins; at the same distance, an
-				// example that trains beats one that does something else.
-				trains := a.documentedTrain(c.argv, te)
-				if r := docRank(f.path); te.docRank == 0 || r < te.docRank || r == te.docRank && trains && !te.docTrn {
-					te.docRank, te.docArgv, te.docAt, te.docTrn = r, c.argv, ev(f, c.line, ""), trains
-				}
-				if te.Kind == "other" && !te.fixed && trains {
-					te.Kind = "train"
-				}
+			if te != nil && c.origin == "readme" {
+				a.documented(te, c, f)
 			}
 			if te != nil {
 				te.refs++
@@ -398,14 +412,6 @@ func (a *assembler) entryPoints() {
 				}
 				te.Evidence = append(te.Evidence, ev(f, c.line, c.text))
 			}
-		}
-	}
-	// Console scripts.
-	for _, f := range a.files {
-		for _, s := range f.scripts {
-			e := a.ep(s.name)
-			e.Kind, e.Via, e.Target, e.Confidence = nameKind(s.name, s.detail), "console_script", s.detail, Medium
-			e.Evidence = append(e.Evidence, ev(f, s.line, s.text))
 		}
 	}
 	var out []EntryPoint
@@ -444,6 +450,11 @@ func (a *assembler) entryPoints() {
 		}
 		if di, dj := docOrder(out[i]), docOrder(out[j]); di != dj {
 			return di < dj
+		}
+		if ci, cj := out[i].Via == "console_script", out[j].Via == "console_script"; ci != cj && out[i].docRank != 0 {
+			// Equally documented, the repository's own file runs as
+			// it is; a console script must be installed first.
+			return cj
 		}
 		if ri, rj := rlNamed(out[i]), rlNamed(out[j]); ri != rj && out[i].docRank != 0 {
 			return ri
@@ -549,11 +560,32 @@ func (a *assembler) trainEvidence(e *EntryPoint, mentioned map[string]Evidence) 
 	}
 }
 
+// documented weighs a README or docs command that runs e: the closest
+// document wins; at the same distance a concrete command beats a form
+// with placeholders to fill in, then an example that trains beats one
+// that does something else.
+func (a *assembler) documented(e *EntryPoint, c cmdHit, f *facts) {
+	if asksHelp(c.argv) {
+		return
+	}
+	trains := a.documentedTrain(c.argv, e)
+	form := templated(c.argv)
+	r := docRank(f.path)
+	if e.docRank == 0 || r < e.docRank || r == e.docRank && (e.docForm && !form || e.docForm == form && trains && !e.docTrn) {
+		e.docRank, e.docArgv, e.docAt, e.docTrn, e.docForm = r, c.argv, ev(f, c.line, ""), trains, form
+	}
+	// What the prose says of a program that shows nothing of it itself
+	// (python sheeprl.py exp=ppo under "To train an agent").
+	if e.Kind == "other" && !e.fixed && (trains || c.trainCtx) {
+		e.Kind = "train"
+	}
+}
+
 // templated reports a documented command with placeholders to fill in
 // ([algo], <env>, {path}): a form, not a command to run.
 func templated(argv []string) bool {
 	for _, w := range argv {
-		if strings.ContainsAny(w, "[<{") {
+		if placeholder(w) {
 			return true
 		}
 	}
@@ -656,29 +688,50 @@ func rlNamed(e EntryPoint) bool {
 }
 
 // docRank says how close to its humans a document is: the root README,
-// then the docs, then other READMEs, then release notes.
+// then the docs' start pages (the page itself, then the pages of its
+// folder), the other docs, other READMEs, and release notes last.
 func docRank(p string) int {
 	base := strings.ToLower(path.Base(p))
 	for _, w := range []string{"changelog", "changes", "history", "news", "release"} {
 		if strings.HasPrefix(base, w) {
 			// Release notes show what changed, not how to run it.
-			return 4
+			return 6
 		}
 	}
 	switch {
 	case !strings.Contains(p, "/"):
 		return 1
-	case inDocs(p):
+	case inDocs(p) && startPage(path.Base(p)):
 		return 2
+	case inDocs(p) && startPage(path.Dir(p)):
+		return 3
+	case inDocs(p):
+		return 4
 	}
-	return 3
+	return 5
+}
+
+// startPage reports a page, or a folder of the docs, written for a
+// newcomer's first run (docs/start/quickstart.rst,
+// docs/getting_started.md): its command is the way in, ahead of the
+// advanced pages'.
+func startPage(p string) bool {
+	for _, part := range strings.Split(strings.ToLower(p), "/") {
+		part = strings.TrimSuffix(part, path.Ext(part))
+		part = strings.NewReplacer("-", "", "_", "", " ", "").Replace(part)
+		switch part {
+		case "start", "quickstart", "gettingstarted", "getstarted", "starthere", "firststeps", "usage":
+			return true
+		}
+	}
+	return false
 }
 
 // docOrder sorts documented entry points first, by their document; a
 // console script is run by name and needs no draft.
 func docOrder(e EntryPoint) int {
 	if e.docRank == 0 {
-		return 4
+		return 7
 	}
 	return e.docRank
 }

@@ -86,10 +86,11 @@ type EntryPoint struct {
 	wraps   bool
 	fixed   bool // its kind comes from its name; what it runs does not change it
 	refs    int  // examples and usage lines that run it
-	docRank int  // where it is documented: 1 the root README, 2 docs, 3 another README; 0 nowhere
+	docRank int  // where it is documented: 1 the root README, 2-3 the docs' start pages, 4 other docs, 5 another README, 6 release notes; 0 nowhere
 	docArgv []string
 	docAt   Evidence // where: earlier documented first
 	docTrn  bool     // the documented command trains (runner.py --train, spinup.run ppo)
+	docForm bool     // the documented command has placeholders to fill in (--env <env>)
 	// score weighs the evidence that it is the way to train, for
 	// choosing among undocumented candidates; why says what it is.
 	score int

@@ -107,7 +107,7 @@ func TestFrameworks(t *testing.T) {
 				Entries:    []string{"train: python legged_gym/scripts/train.py", "eval: python legged_gym/scripts/play.py"},
 				Tags:       map[string]string{},
 				Commands: map[string]string{"preflight": "rlxp preflight {experiment} --seed {seed}",
-					"train": "python legged_gym/scripts/train.py {params}",
+					"train": "python legged_gym/scripts/train.py --task=anymal_c_flat {params}",
 					"eval":  "python legged_gym/scripts/play.py {params}",
 				},
 			},

@@ -205,6 +205,13 @@ func (a *assembler) documentedTemplate(e *EntryPoint) (string, string) {
 			}
 		case !strings.HasPrefix(w, "-") && i > 0 && a.lst.paths[strings.TrimPrefix(w, "./")] && configFile(w):
 			w = "{config}"
+		case placeholder(w):
+			// A value to fill in (wandb_entity=[ENTITY], <env>): left to
+			// {params}.
+			continue
+		case strings.HasPrefix(w, "-") && !strings.Contains(w, "=") && i+1 < len(argv) && placeholder(argv[i+1]):
+			i++
+			continue
 		}
 		words = append(words, w)
 	}
@@ -226,6 +233,17 @@ func (a *assembler) documentedTemplate(e *EntryPoint) (string, string) {
 		note += "; it does not say where a run writes: add an option for {run_dir} by hand"
 	}
 	return t, note
+}
+
+// placeholder reports a word with a value to fill in: [NAME], <name> or
+// {name} (not a shell expansion, ${NAME}).
+func placeholder(w string) bool {
+	for _, p := range [][2]string{{"[", "]"}, {"<", ">"}, {"{", "}"}} {
+		if i := strings.Index(w, p[0]); i >= 0 && strings.Contains(w[i:], p[1]) && (p[0] != "{" || i == 0 || w[i-1] != '$') {
+			return true
+		}
+	}
+	return false
 }
 
 // configFile reports a file name a config is kept in.
@@ -385,7 +403,8 @@ func (a *assembler) draft() {
 	for i := range a.rep.EntryPoints {
 		e := &a.rep.EntryPoints[i]
 		switch {
-		case e.Kind == "train" && train == nil && e.Via != "console_script":
+		case e.Kind == "train" && train == nil && (e.Via != "console_script" || e.docArgv != nil):
+			// A console script is drafted only as its docs run it.
 			train = e
 		case e.Kind == "eval" && eval == nil && e.Via != "console_script":
 			eval = e
@@ -404,7 +423,11 @@ func (a *assembler) draft() {
 	}
 	if train != nil {
 		t, note := a.template(train, ckpt)
-		if u, name := a.usualCommand(train, "train"); u != "" && note != "" {
+		// A framework's usual form replaces a guessed command, and a
+		// documented one only where it places the seed that the
+		// documented command cannot (a run per seed needs it).
+		if u, name := a.usualCommand(train, "train"); u != "" && note != "" &&
+			(train.docArgv == nil || strings.Contains(u, "{seed}") && !strings.Contains(t, "{seed}")) {
 			t, note = u, "commands.train follows "+name+"'s usual form, not a command read from this repository; check it"
 		}
 		d.Commands["train"] = t

@@ -75,6 +75,10 @@ type cmdHit struct {
 	line   int
 	origin string // shell | make | readme | docstring | usage
 	label  string // the runner's subcommand or Make target it belongs to
+	// byName: a README runs a program by its name alone (a console
+	// script, once the packaging says so); trainCtx: the prose before
+	// it says it trains.
+	byName, trainCtx bool
 }
 
 // A subcmd is a branch of a runner's "case $1 in" dispatch.

@@ -417,19 +417,46 @@ func headerUsage(src, base string) []cmdHit {
 // commandLines finds command lines in prose: a README's code, a
 // docstring, a usage comment. A line counts when its first word (after
 // a prompt and NAME=VALUE words) is an interpreter, a launcher, a script
-// or make; lines ending in a backslash continue.
+// or make; lines ending in a backslash continue. In a README, code is a
+// fenced or indented block, a prompt line, or a code span in the text
+// (`python train.py --task=x`); a command whose nearest prose says it
+// trains is marked so.
 func commandLines(s string, firstLine int, origin string) []cmdHit {
 	var out []cmdHit
 	lines := strings.Split(s, "\n")
 	fenced := false
+	trainCtx := false
+	// rst: a paragraph ending in "::" (or a code-block directive) starts
+	// a literal block of the indented lines after it.
+	literal := false
 	for i := 0; i < len(lines); i++ {
 		raw := lines[i]
 		l := strings.TrimSpace(raw)
-		if strings.HasPrefix(l, "```") || strings.HasPrefix(l, "~~~") {
+		spans := codeSpans(l)
+		if (strings.HasPrefix(l, "```") || strings.HasPrefix(l, "~~~")) && (fenced || len(spans) == 0) {
 			fenced = !fenced
 			continue
 		}
-		if origin == "readme" && !fenced && !strings.HasPrefix(raw, "    ") && !strings.HasPrefix(l, "$ ") {
+		if literal && l != "" && raw[0] != ' ' && raw[0] != '\t' {
+			literal = false
+		}
+		if !fenced && (strings.HasSuffix(l, "::") || strings.HasPrefix(l, ".. code")) {
+			literal = true
+			if strings.HasPrefix(l, "..") {
+				continue
+			}
+		}
+		indented := literal && l != "" && (raw[0] == ' ' || raw[0] == '\t')
+		if origin == "readme" && !fenced && !indented && !strings.HasPrefix(raw, "    ") && !strings.HasPrefix(l, "$ ") {
+			if l != "" {
+				trainCtx = proseTrains(l)
+			}
+			if sp, ok := spanLine(l, spans); ok {
+				if c, ok := commandLine(sp, firstLine+i, origin); ok {
+					c.trainCtx = trainCtx
+					out = append(out, c)
+				}
+			}
 			continue
 		}
 		start := i
@@ -437,38 +464,147 @@ func commandLines(s string, firstLine int, origin string) []cmdHit {
 			i++
 			l = strings.TrimSuffix(l, "\\") + " " + strings.TrimSpace(lines[i])
 		}
-		for _, prompt := range []string{"$ ", "> ", "% ", ">>> "} {
-			l = strings.TrimPrefix(l, prompt)
+		if c, ok := commandLine(l, firstLine+start, origin); ok {
+			c.trainCtx = trainCtx
+			out = append(out, c)
 		}
-		words := shellWords(l)
-		j := 0
-		for j < len(words) && strings.Contains(words[j], "=") && !strings.HasPrefix(words[j], "-") && isName(strings.SplitN(words[j], "=", 2)[0]) {
-			j++
-		}
-		if j >= len(words) {
-			continue
-		}
-		argv := words[j:]
-		if !runsSomething(argv) && argv[0] != "bash" && argv[0] != "sh" {
-			continue
-		}
-		if (strings.HasSuffix(argv[0], ".py") || strings.HasSuffix(argv[0], ".sh")) && !strings.ContainsAny(argv[0][:1], "./$") {
-			continue // a file name in prose, not a command
-		}
-		if argv[0] == "bash" || argv[0] == "sh" {
-			if len(argv) < 2 || !strings.HasSuffix(argv[1], ".sh") && !strings.Contains(argv[1], "/") {
-				continue
-			}
-		}
-		for k, w := range argv {
-			if w == "&&" || w == "||" || w == ";" || w == "|" || w == ">" || w == "2>&1" {
-				argv = argv[:k]
-				break
-			}
-		}
-		out = append(out, cmdHit{argv: argv, text: snippet(l), line: firstLine + start, origin: origin})
 	}
 	return out
+}
+
+// commandLine reads one line of code as a command, if it is one.
+func commandLine(l string, line int, origin string) (cmdHit, bool) {
+	for _, prompt := range []string{"$ ", "> ", "% ", ">>> "} {
+		l = strings.TrimPrefix(l, prompt)
+	}
+	words := shellWords(l)
+	j := 0
+	for j < len(words) && strings.Contains(words[j], "=") && !strings.HasPrefix(words[j], "-") && isName(strings.SplitN(words[j], "=", 2)[0]) {
+		j++
+	}
+	if j >= len(words) {
+		return cmdHit{}, false
+	}
+	argv := words[j:]
+	for k, w := range argv {
+		if w == "&&" || w == "||" || w == ";" || w == "|" || w == ">" || w == "2>&1" {
+			argv = argv[:k]
+			break
+		}
+	}
+	if len(argv) == 0 {
+		return cmdHit{}, false
+	}
+	if !runsSomething(argv) && argv[0] != "bash" && argv[0] != "sh" {
+		if origin == "readme" && programName(argv[0]) {
+			// A program run by name (a console script): what it is
+			// is known only once the packaging is read.
+			return cmdHit{argv: argv, text: snippet(l), line: line, origin: origin, byName: true}, true
+		}
+		return cmdHit{}, false
+	}
+	if (strings.HasSuffix(argv[0], ".py") || strings.HasSuffix(argv[0], ".sh")) && !strings.ContainsAny(argv[0][:1], "./$") {
+		return cmdHit{}, false // a file name in prose, not a command
+	}
+	if argv[0] == "bash" || argv[0] == "sh" {
+		if len(argv) < 2 || !strings.HasSuffix(argv[1], ".sh") && !strings.Contains(argv[1], "/") {
+			return cmdHit{}, false
+		}
+	}
+	return cmdHit{argv: argv, text: snippet(l), line: line, origin: origin}, true
+}
+
+// programName reports a word that may name a program run by name: a
+// lowercase name, not a path, option or placeholder.
+func programName(w string) bool {
+	if w == "" || w[0] < 'a' || w[0] > 'z' {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// codeSpans are the contents of a line's code spans, delimited by equal
+// runs of backticks (`x`, ```x```).
+func codeSpans(l string) []string {
+	var out []string
+	for i := 0; i < len(l); {
+		if l[i] != '`' {
+			i++
+			continue
+		}
+		n := 0
+		for i+n < len(l) && l[i+n] == '`' {
+			n++
+		}
+		delim := l[i : i+n]
+		rest := l[i+n:]
+		end := -1
+		for k := 0; k < len(rest); {
+			j := strings.Index(rest[k:], delim)
+			if j < 0 {
+				break
+			}
+			j += k
+			if j+n < len(rest) && rest[j+n] == '`' {
+				k = j + n + 1
+				continue
+			}
+			end = j
+			break
+		}
+		if end < 0 {
+			break
+		}
+		if c := strings.TrimSpace(rest[:end]); c != "" {
+			out = append(out, c)
+		}
+		i += n + end + n
+	}
+	return out
+}
+
+// spanLine is the code of a line that is one code span, in a list item
+// or not: a command set apart as code blocks are. A span inside a
+// sentence or a table mentions a command rather than shows the way to
+// run it.
+func spanLine(l string, spans []string) (string, bool) {
+	if len(spans) != 1 {
+		return "", false
+	}
+	for _, m := range []string{"- ", "* ", "+ "} {
+		l = strings.TrimPrefix(l, m)
+	}
+	l = strings.TrimSpace(strings.Trim(strings.TrimSpace(l), "`"))
+	return spans[0], l == spans[0]
+}
+
+// proseTrains reports prose or a heading that says what follows trains:
+// "To train a PPO agent, run", "## Training", "run PPO training" (not
+// "After training, plot", nor a trained policy that another command
+// plays).
+func proseTrains(l string) bool {
+	words := strings.FieldsFunc(strings.ToLower(l), func(r rune) bool { return r < 'a' || r > 'z' })
+	for i, w := range words {
+		switch {
+		case w == "train":
+			return true
+		case w == "training" && i > 0:
+			switch words[i-1] {
+			case "after", "before", "during", "while", "from":
+				continue
+			}
+			return true
+		case w == "training":
+			return true
+		}
+	}
+	return false
 }
 
 // shellWords splits a command line into words, removing quotes.
