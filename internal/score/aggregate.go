@@ -32,26 +32,23 @@ type Agg struct {
 	lastStep   int64
 	max, min   float64
 	ring       []float64
-	atStep     float64
-	haveAtStep bool
-	// back is the first point whose step is not past the one before.
+	atStepSum  float64
+	atStepN    int64
+	// back is the first point whose step is before the one before it.
 	back *StepError
 }
 
-// A StepError is a series whose step does not move forward: a point at
-// the step of the one before it, or at an earlier one. A resumed run that
-// logged its replayed steps again, or two runs' logs in one file, look
-// like this; which of the points count cannot be told, so the series has
-// no value.
+// A StepError is a series whose step goes back: a resumed run that logged
+// its replayed steps again, or two runs' logs in one file. Which of the
+// points count cannot be told, so the series has no value. Several points
+// at one step are not an error: a vectorised trainer logs every episode
+// that ended at that step (CleanRL's charts/episodic_return does).
 type StepError struct {
 	Point      int64 // 1-based, in file order among the tag's points
 	Step, Prev int64
 }
 
 func (e *StepError) Error() string {
-	if e.Step == e.Prev {
-		return fmt.Sprintf("step %d repeats at point %d: the series holds two values for one step (a resumed run, or two runs in one file)", e.Step, e.Point)
-	}
 	return fmt.Sprintf("step goes back from %d to %d at point %d: the step counter restarted (a resumed run, or two runs in one file)", e.Prev, e.Step, e.Point)
 }
 
@@ -73,7 +70,7 @@ func (a *Agg) reset() {
 // Add takes the next point of the series, in file order.
 func (a *Agg) Add(p metrics.Point) {
 	v := p.Value
-	if a.count > 0 && p.Step <= a.lastStep && a.back == nil {
+	if a.count > 0 && p.Step < a.lastStep && a.back == nil {
 		a.back = &StepError{Point: a.count + 1, Step: p.Step, Prev: a.lastStep}
 	}
 	a.count++
@@ -93,7 +90,8 @@ func (a *Agg) Add(p metrics.Point) {
 		}
 	}
 	if a.Kind == AtStep && p.Step == a.Step {
-		a.atStep, a.haveAtStep = v, true
+		a.atStepSum += v
+		a.atStepN++
 	}
 }
 
@@ -128,10 +126,11 @@ func (a *Agg) Value() (float64, error) {
 		}
 		v = s / float64(a.N)
 	case AtStep:
-		if !a.haveAtStep {
+		if a.atStepN == 0 {
 			return 0, fmt.Errorf("no point at step %d (last step %d)", a.Step, a.lastStep)
 		}
-		v = a.atStep
+		// Every episode that ended at the step counts alike.
+		v = a.atStepSum / float64(a.atStepN)
 	default:
 		return 0, fmt.Errorf("unknown aggregate %q", a.Kind)
 	}

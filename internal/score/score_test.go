@@ -52,11 +52,14 @@ func TestAgg(t *testing.T) {
 		{Max, 0, 0, series(1, nan, 3), 0, "value is NaN"},
 		{Last, 0, 0, series(1, math.Inf(1)), 0, "value is +Inf"},
 		{Last, 0, 0, series(nan, 2), 2, ""},
-		// A step counter that restarts or repeats: no value, whatever the aggregate.
+		// A step counter that restarts: no value, whatever the aggregate.
 		{Last, 0, 0, at(0, 1, 10, 2, 20, 3, 10, 9), 0, "step goes back from 20 to 10 at point 4: the step counter restarted (a resumed run, or two runs in one file)"},
 		{Max, 0, 0, at(0, 1, 10, 9, 0, 2, 10, 3), 0, "step goes back from 10 to 0 at point 3: the step counter restarted (a resumed run, or two runs in one file)"},
-		{AtStep, 0, 10, at(0, 1, 10, 2, 10, 3), 0, "step 10 repeats at point 3: the series holds two values for one step (a resumed run, or two runs in one file)"},
-		{MeanLastN, 2, 0, at(5, 1, 5, 2), 0, "step 5 repeats at point 2: the series holds two values for one step (a resumed run, or two runs in one file)"},
+		// Several points at one step (episodes that ended together) count.
+		{AtStep, 0, 10, at(0, 1, 10, 2, 10, 3), 2.5, ""},
+		{MeanLastN, 2, 0, at(5, 1, 5, 2), 1.5, ""},
+		{Last, 0, 0, at(5, 1, 5, 2), 2, ""},
+		{Max, 0, 0, at(5, 1, 5, 4, 6, 3), 4, ""},
 		{Last, 0, 0, at(-5, 1, 0, 2, 7, 3), 3, ""},
 	}
 	for _, tt := range tests {

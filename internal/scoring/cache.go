@@ -25,7 +25,7 @@ import (
 // digest cache gives the same digest for the file as it is now.
 
 // aggCacheVersion changes with the encoding below.
-const aggCacheVersion = "aggregates/2"
+const aggCacheVersion = "aggregates/3"
 
 // An aggregate is a seed's reduction of one tag: read now, or remembered.
 type aggregate interface {
