@@ -27,13 +27,13 @@ type Agg struct {
 	N    int   // for mean_last_n
 	Step int64 // for at_step
 
-	count      int64
-	last       float64
-	lastStep   int64
-	max, min   float64
-	ring       []float64
-	atStepSum  float64
-	atStepN    int64
+	count     int64
+	last      float64
+	lastStep  int64
+	max, min  float64
+	ring      []float64
+	atStepSum float64
+	atStepN   int64
 	// back is the first point whose step is before the one before it.
 	back *StepError
 }
