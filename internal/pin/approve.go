@@ -97,8 +97,14 @@ func Judge(ctx context.Context, r *state.Repo, l *contract.Loaded, e *experiment
 // readsLine tells the approver which files git does not show are pinned
 // with the approval, "" when none.
 func (m Material) readsLine() string {
-	if len(m.Reads) == 0 {
+	var hidden []string
+	for _, k := range keys(m.Reads, nil) {
+		if m.hidden[k] {
+			hidden = append(hidden, k)
+		}
+	}
+	if len(hidden) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("  also pins the files the run reads that git does not show: %s\n", strings.Join(keys(m.Reads, nil), ", "))
+	return fmt.Sprintf("  also pins the files the run reads that git does not show: %s\n", strings.Join(hidden, ", "))
 }

@@ -37,8 +37,11 @@ import (
 const RunDir = "runs/{experiment}/seed{seed}"
 
 // Version is the pin format Compute writes. Format 1 (recorded without a
-// version) did not pin Reads nor the code outside the root.
-const Version = 2
+// version) did not pin Reads nor the code outside the root; format 2
+// pinned in Reads only the files the code did not cover (ignored, outside
+// the code's scope, or no git), so that where a file was pinned moved with
+// its git state.
+const Version = 3
 
 // Material is what an approval pins.
 type Material struct {
@@ -53,12 +56,17 @@ type Material struct {
 	// tracked file): the files the commands name, tracked changes and
 	// untracked files.
 	Files map[string]string `json:"files"`
-	// Reads maps the files the run reads that git does not show (ignored,
-	// outside the code, or no git at all), and the adapter's env files,
-	// to readSum: configs named by the commands and by configs in turn,
-	// env files.
+	// Reads maps every file the run is found to read, whatever git says
+	// of it, and the adapter's env files, to readSum: configs named by
+	// the commands and by configs in turn, env files, the Python code run
+	// and what it reads.
 	Reads map[string]string `json:"reads,omitempty"`
 	Head  string            `json:"head"` // git HEAD; "" outside git
+
+	// hidden are the Reads the code does not cover (ignored, outside the
+	// code's scope, or no git): what git does not show, and what pin
+	// format 2 pinned.
+	hidden map[string]bool
 }
 
 // Compute reads the material of experiment e in the repository at root.
@@ -102,10 +110,10 @@ func Compute(ctx context.Context, root string, ad *adapter.Adapter, adapterFile 
 	return m, nil
 }
 
-// pinReads pins the files the run reads (readFiles) that the code does
-// not already cover: in git, those git ignores or that lie outside the
-// code's scope; outside git, all of them. The adapter's env files are
-// pinned whatever git says, and as absent ("") when missing.
+// pinReads pins every file the run reads (readFiles) by content, and
+// notes those the code does not cover: in git, those git ignores or that
+// lie outside the code's scope; outside git, all of them. The adapter's
+// env files are pinned whatever git says, and as absent ("") when missing.
 func (m *Material) pinReads(ctx context.Context, root string, ad *adapter.Adapter, g gitView, cmds, outputs []string) error {
 	var loaders, code []string
 	if g.in {
@@ -127,12 +135,12 @@ func (m *Material) pinReads(ctx context.Context, root string, ad *adapter.Adapte
 			return err
 		}
 	}
+	m.hidden = map[string]bool{}
 	for _, p := range reads {
-		if _, ok := m.Files[p]; ok || (g.in && !ign[p] && g.scope.covers(p)) {
-			continue
-		}
 		if sum, err := readSum(filepath.Join(root, p)); err == nil {
 			m.Reads[p] = sum
+			_, named := m.Files[p]
+			m.hidden[p] = !named && (!g.in || ign[p] || !g.scope.covers(p))
 		}
 	}
 	for _, f := range ad.EnvFiles {
@@ -141,7 +149,7 @@ func (m *Material) pinReads(ctx context.Context, root string, ad *adapter.Adapte
 		if err != nil {
 			sum = ""
 		}
-		m.Reads[p] = sum
+		m.Reads[p], m.hidden[p] = sum, true
 	}
 	return nil
 }
@@ -447,8 +455,12 @@ func Changes(approved, now Material) []string {
 	for _, k := range keys(approved.Reads, now.Reads) {
 		a, inA := approved.Reads[k]
 		b, inB := now.Reads[k]
+		fa, inFA := approved.Files[k]
+		fb, inFB := now.Files[k]
 		switch {
 		case a == b && inA == inB:
+		case fa != fb || inFA != inFB:
+			// Named once, as code.
 		case !inA:
 			out = append(out, k+": added since approval (the run reads it)")
 		case !inB || b == "":
@@ -477,7 +489,9 @@ func migrate(approved, now Material) []string {
 		old.Files[k] = v
 	}
 	for k := range now.Reads {
-		beyond = append(beyond, k)
+		if now.hidden[k] {
+			beyond = append(beyond, k)
+		}
 	}
 	out := Changes(approved, old)
 	if len(beyond) > 0 {
@@ -540,26 +554,28 @@ func Stale(ctx context.Context, r *state.Repo, ad *adapter.Adapter, e *experimen
 	if err != nil {
 		return []string{fmt.Sprintf("cannot tell what would run now: %v", err)}
 	}
-	if approved.Version < 2 {
+	switch approved.Version {
+	case 0, 1:
 		return migrate(approved, now)
+	case 2:
+		return Changes(approved, asFormat2(approved, now))
 	}
-	keepCoveredReads(r.Root, approved, &now)
 	return Changes(approved, now)
 }
 
-// keepCoveredReads carries over a file the approval pinned by content as
-// read but that the code covers now (the repository's first commit came
-// after the approval, say): it is the file approved while its content is.
-func keepCoveredReads(root string, approved Material, now *Material) {
-	for k, a := range approved.Reads {
-		if _, ok := now.Reads[k]; ok || a == "" {
-			continue
-		}
-		if sum, err := readSum(filepath.Join(root, k)); err == nil && sum == a {
-			if now.Reads == nil {
-				now.Reads = map[string]string{}
-			}
-			now.Reads[k] = sum
+// asFormat2 is now as an approval in pin format 2 is compared with it:
+// format 2 pinned only the reads the code did not cover, so a read the
+// code covers counts only where the approval pinned it (the file was
+// ignored then, or the repository not yet under git). Nothing format 3
+// pins goes beyond what format 2 and the code digest covered, so an
+// approval in format 2 keeps verifying while nothing changes.
+func asFormat2(approved, now Material) Material {
+	old := now
+	old.Reads = map[string]string{}
+	for k, v := range now.Reads {
+		if _, pinned := approved.Reads[k]; pinned || now.hidden[k] {
+			old.Reads[k] = v
 		}
 	}
+	return old
 }

@@ -53,3 +53,37 @@ func TestAdapterChanged(t *testing.T) {
 		t.Errorf("no change reported as %q", got)
 	}
 }
+
+// TestFormat2: an approval in pin format 2, which pinned only the reads
+// the code did not cover, keeps verifying against format 3 while nothing
+// changes, whether a read it pinned is covered by the code now or not;
+// an edit of one is named as such, not as a deletion.
+func TestFormat2(t *testing.T) {
+	approved := Material{Version: 2, Head: "abc", Files: map[string]string{},
+		Reads: map[string]string{"private/a.yaml": "sha256:1", "cfg/b.yaml": "sha256:2", ".env": ""}}
+	now := Material{Version: Version, Head: "abc", Files: map[string]string{},
+		// cfg/b.yaml is tracked now; train.py and cfg/c.yaml always were.
+		Reads:  map[string]string{"private/a.yaml": "sha256:1", "cfg/b.yaml": "sha256:2", ".env": "", "train.py": "sha256:3", "cfg/c.yaml": "sha256:4"},
+		hidden: map[string]bool{"private/a.yaml": true, ".env": true},
+	}
+	if got := Changes(approved, asFormat2(approved, now)); len(got) != 0 {
+		t.Errorf("unchanged repository reported as %v", got)
+	}
+	now.Reads["cfg/b.yaml"], now.Reads["private/new.json"], now.hidden["private/new.json"] = "sha256:9", "sha256:5", true
+	now.Reads["train.py"] = "sha256:8" // as committed: HEAD names it
+	want := []string{"cfg/b.yaml: edited since approval", "private/new.json: added since approval (the run reads it)"}
+	if diff := cmp.Diff(want, Changes(approved, asFormat2(approved, now))); diff != "" {
+		t.Errorf("Changes (-want +got):\n%s", diff)
+	}
+}
+
+// TestChangesNamedOnce: a read that is also code with a change is named
+// once, as code.
+func TestChangesNamedOnce(t *testing.T) {
+	approved := Material{Files: map[string]string{}, Reads: map[string]string{"cfg/a.yaml": "sha256:1", "private/b.yaml": "sha256:2"}}
+	now := Material{Files: map[string]string{"cfg/a.yaml": "sha256:9"}, Reads: map[string]string{"cfg/a.yaml": "sha256:9", "private/b.yaml": "sha256:3"}}
+	want := []string{"cfg/a.yaml: changed or added since approval", "private/b.yaml: edited since approval"}
+	if diff := cmp.Diff(want, Changes(approved, now)); diff != "" {
+		t.Errorf("Changes (-want +got):\n%s", diff)
+	}
+}

@@ -274,7 +274,8 @@ func TestMigrate(t *testing.T) {
 	}
 	more := same
 	more.Files = map[string]string{"train.py": "sha256:1", "../lib/util.py": "sha256:2"}
-	more.Reads = map[string]string{".env": "sha256:3"}
+	more.Reads = map[string]string{".env": "sha256:3", "train.py": "sha256:1"}
+	more.hidden = map[string]bool{".env": true}
 	want := []string{"approved in pin format 1, which did not pin the files the run reads that git does not show nor the code above the rlxp root; now pinned: ../lib/util.py, .env"}
 	if diff := cmp.Diff(want, migrate(old, more)); diff != "" {
 		t.Errorf("migrate (-want +got):\n%s", diff)
@@ -328,7 +329,8 @@ func TestInterpreters(t *testing.T) {
 // TestReadsLine: the approver is told which files git does not show are
 // pinned with the approval.
 func TestReadsLine(t *testing.T) {
-	m := Material{Reads: map[string]string{"private/base.json": "sha256:1", ".env": "sha256:2"}}
+	m := Material{Reads: map[string]string{"private/base.json": "sha256:1", ".env": "sha256:2", "train.py": "sha256:3"},
+		hidden: map[string]bool{"private/base.json": true, ".env": true}}
 	want := "  also pins the files the run reads that git does not show: .env, private/base.json\n"
 	if diff := cmp.Diff(want, m.readsLine()); diff != "" {
 		t.Errorf("readsLine (-want +got):\n%s", diff)
