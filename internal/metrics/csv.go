@@ -74,6 +74,18 @@ type csvParser struct {
 	direct   bool // quick rows fold their values at once (see parseBlock)
 
 	nd, cm []uint64 // bitmaps of the line (see lineMasks)
+
+	// Plain rows of a summarized block (see plainRow) are counted, not
+	// folded cell by cell: every metric column has a point in each, so
+	// the block's first and last of them and their number are enough,
+	// and flushPlain adds them to the summaries at the block's end.
+	metrics            []int    // the metric columns, once known
+	plainCm            []uint64 // the comma bitmap of the last row plainRow read
+	plainN             int64
+	plainFirst         int32 // in b.rowm
+	plainLast          int32
+	plainLex, plainLen int32 // where the last plain row lies in the block
+	plainMiss          int   // rows plainRow turned down since it last took one
 }
 
 func readCSV(path string, sink Sink) (Info, error) {
@@ -358,6 +370,8 @@ func (p *csvParser) parseBlock(data []byte, off int64, b *batch) {
 // stopped at a quick row rejected after folding values (see parseBlock).
 func (p *csvParser) parseLines(data []byte, off int64, b *batch) bool {
 	line := 0
+	p.plainN = 0
+	defer p.flushPlain(b)
 	for len(data) > 0 {
 		line++
 		var l []byte
@@ -368,6 +382,10 @@ func (p *csvParser) parseLines(data []byte, off int64, b *batch) bool {
 			l, data = data[:n], data[n+1:]
 		}
 		l = trimCR(l)
+		if b.lazy && len(l) > 0 && p.plainRowCounted(l, b, line) {
+			off += int64(n + 1)
+			continue
+		}
 		if len(l) > 0 && !isBlank(l) {
 			var e *Error
 			if !p.quickRow(l, b, line, off) {
@@ -708,4 +726,215 @@ func printable(s string) string {
 		}
 	}
 	return s
+}
+
+// plainRowCounted takes a row of a summarized block whose every cell is a
+// plain number (see plainRow) and whose step cell is a step: it counts the
+// row for flushPlain instead of folding its cells one by one. It reports
+// false, having changed nothing, for any other row. After a run of rows it
+// turned down it tries only now and then, so files of other spellings pay
+// little for it.
+func (p *csvParser) plainRowCounted(l []byte, b *batch, line int) bool {
+	if p.plainMiss >= 16 && line&255 != 0 {
+		return false
+	}
+	cfg := p.cfg
+	var ok bool
+	if p.plainCm, ok = plainRow(l, len(cfg.header)-1, p.plainCm); !ok {
+		p.plainMiss++
+		return false
+	}
+	var step int64
+	if cfg.stepCol >= 0 {
+		if step, ok = cellStep(cellAt(l, p.plainCm, cfg.stepCol)); !ok {
+			p.plainMiss++
+			return false
+		}
+	}
+	p.plainMiss = 0
+	if p.metrics == nil {
+		p.metrics = make([]int, 0, len(cfg.role))
+		for c, r := range cfg.role {
+			if r == colMetric {
+				p.metrics = append(p.metrics, c)
+			}
+		}
+	}
+	p.begin(b)
+	p.step, p.hasStep = step, cfg.stepCol >= 0
+	if cfg.wallCol >= 0 {
+		p.wall, _ = parseCell(cellAt(l, p.plainCm, cfg.wallCol))
+	}
+	if n := len(p.metrics); n > 0 {
+		ri := int32(len(b.rowm))
+		if p.plainN == 0 {
+			p.plainFirst = ri
+		}
+		p.plainN++
+		p.plainLast = ri
+		p.plainLex, p.plainLen = int32(cap(b.data)-cap(l)), int32(len(l))
+		b.direct += int32(n)
+	}
+	p.finish(b, line)
+	return true
+}
+
+// cellStep is parseStep for a plain cell: most steps are short integers.
+func cellStep(c []byte) (int64, bool) {
+	if len(c) > 0 && len(c) < 19 {
+		var n int64
+		for _, d := range c {
+			if d-'0' >= 10 {
+				return parseStep(string(c))
+			}
+			n = n*10 + int64(d-'0')
+		}
+		return n, true
+	}
+	return parseStep(string(c))
+}
+
+// cellAt returns cell k of a row whose comma bitmap plainRow made.
+func cellAt(l []byte, cm []uint64, k int) []byte {
+	s, e := 0, len(l)
+	seen := 0
+	for q, w := range cm {
+		n := bits.OnesCount64(w)
+		if seen+n < k {
+			seen += n
+			continue
+		}
+		for ; w != 0; w &= w - 1 {
+			at := q<<6 + bits.TrailingZeros64(w)
+			seen++
+			if seen == k {
+				s = at + 1
+			} else if seen == k+1 {
+				return l[s:at]
+			}
+		}
+	}
+	return l[s:e]
+}
+
+// flushPlain adds the plain rows counted in the block to its summaries:
+// each metric column has a point in every one of them, the last of which
+// holds its last value.
+func (p *csvParser) flushPlain(b *batch) {
+	if p.plainN == 0 {
+		return
+	}
+	cfg := p.cfg
+	if len(b.sums) < cfg.sums {
+		b.sums = append(b.sums, make([]tagSum, cfg.sums-len(b.sums))...)
+	}
+	l := b.data[p.plainLex : p.plainLex+p.plainLen]
+	c, s := 0, 0
+	for _, m := range p.metrics {
+		for ; c < m; c++ {
+			s += bytes.IndexByte(l[s:], ',') + 1
+		}
+		t := &b.sums[cfg.ids[m]]
+		if t.n == 0 {
+			t.first = p.plainFirst
+			b.touched = append(b.touched, cfg.ids[m])
+		} else {
+			t.first = min(t.first, p.plainFirst)
+		}
+		if t.n == 0 || p.plainLast > t.last {
+			e := bytes.IndexByte(l[s:], ',')
+			if e < 0 {
+				e = len(l) - s
+			}
+			// plainRow allows leading zeros, which parseCell reads as
+			// strconv does (and as the row's own reading would).
+			v, _ := parseCell(l[s : s+e])
+			t.last, t.lex, t.value = p.plainLast, -1, v
+		}
+		t.n += p.plainN
+	}
+	p.plainN = 0
+}
+
+// plainRow reports whether the line l holds commas+1 cells, each a
+// plain number: an optional '-', digits, and an optional point with
+// digits after it, none of them 128 bytes long or longer (so that every
+// one is finite). It fills cm, which it returns, with a bit per comma of
+// l.
+//
+// It reads 64 bytes at a time: their classes as bitmaps first, then the
+// rules as operations on whole bitmaps, carrying what the rules need to
+// know of the bytes before into the next 64.
+func plainRow(l []byte, commas int, cm []uint64) ([]uint64, bool) {
+	n := len(l)
+	if n == 0 || l[n-1]-'0' >= 10 {
+		return cm, false // every plain row ends in a digit
+	}
+	cm = cm[:0]
+	var (
+		bad, other, carry      uint64
+		cinC, cinM, cinD, cinP uint64 = 1, 0, 0, 0 // the line's start begins a cell
+		count                  int
+		tail                   [64]byte
+	)
+	for i := 0; i < n; i += 64 {
+		valid := ^uint64(0)
+		var blk *[64]byte
+		if n-i >= 64 {
+			blk = (*[64]byte)(l[i : i+64])
+		} else {
+			// '0' is no bad byte; valid drops the padding from the bitmaps.
+			copy(tail[:], l[i:])
+			for k := n - i; k < 64; k++ {
+				tail[k] = '0'
+			}
+			blk, valid = &tail, 1<<uint(n-i)-1
+		}
+		d, c, m, o := classes64(blk)
+		other |= o
+		d, c, m = d&valid, c&valid, m&valid
+		pt := valid &^ (d | c | m) // points, when no byte is bad
+		start := c<<1 | cinC
+		bad |= m &^ start // a minus sign only opens a cell
+		ds := start&^m | m<<1 | cinM
+		bad |= ds & valid &^ d     // a cell's digits start right after its sign
+		bad |= pt &^ (d<<1 | cinD) // a digit before a point
+		pn := pt<<1 | cinP
+		bad |= pn & valid &^ d // and one after it
+		// Adding pn to d carries through the digits after each point to
+		// the byte that ends them, which must end the cell: one point.
+		var sum uint64
+		sum, carry = bits.Add64(d, pn, carry)
+		bad |= sum &^ d & valid &^ c
+		if valid == ^uint64(0) && start == 0 {
+			bad = 1 // a cell of 64 bytes or more
+		}
+		count += bits.OnesCount64(c)
+		cm = append(cm, c)
+		cinC, cinM, cinD, cinP = c>>63, m>>63, d>>63, pt>>63
+	}
+	return cm, bad|other == 0 && count == commas
+}
+
+// classes64 returns a bit per byte of b for digits, commas and minus
+// signs, and in other a nonzero value when a byte is none of those nor a
+// point.
+func classes64(b *[64]byte) (d, c, m, other uint64) {
+	const lsb, msb, pack = 0x0101010101010101, 0x8080808080808080, 0x0102040810204080
+	for k := 0; k < 64; k += 8 {
+		w := binary.LittleEndian.Uint64(b[k : k+8])
+		a := (w | msb) - 0x2c*lsb                 // each byte: 0x80 + b - 0x2c for b in [0x2c, 0x80)
+		y := a &^ msb                             // b - 0x2c where ok is set
+		ok := a &^ w &^ (y + (0x80-14)*lsb) & msb // b in ',' to '9'
+		dg := (y + (0x80-4)*lsb) & ok
+		nd := ok &^ dg               // ',' '-' '.' '/': y is 0 to 3
+		b0, b1 := y<<7, y<<6         // the low bits of y at the top of each byte
+		other |= ok ^ msb | nd&b0&b1 // '/' is the one bad byte between
+		// The top bits of the bytes, packed into the top byte, enter
+		// from the top: after 8 words the first is at the bottom.
+		d = d>>8 | (dg>>7)*pack>>56<<56
+		c = c>>8 | (nd&^(b0|b1)>>7)*pack>>56<<56
+		m = m>>8 | (nd&b0&^b1>>7)*pack>>56<<56
+	}
+	return d, c, m, other
 }

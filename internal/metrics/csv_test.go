@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -356,4 +357,76 @@ func BenchmarkInspectCSV(b *testing.B) {
 			b.Fatalf("%d tags, %d points", len(s.Tags), s.Info.Points)
 		}
 	}
+}
+
+// plainCellRE is what plainRow takes a cell for, spelled out.
+var plainCellRE = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?$`)
+
+// FuzzPlainRow checks the bitmap reading of a row against its cells read
+// one by one: plainRow takes a row exactly when it has the cells asked
+// for, each a plain number (cells of 64 bytes or more may go either way,
+// never one of 128 or more), and its comma bitmap marks the commas.
+func FuzzPlainRow(f *testing.F) {
+	for _, s := range []string{"0,-12.337582,0.85087608", "1000,-0.0031445765,7", "007,-0,00.5", "1,2.", "1,.5", "-,1", "1,-", "1,,2",
+		"1.2.3,4", "1-2,3", "--1,2", "1,2,", ",1,2", "1,2\r", "1, 2,3", "1/2,3,4", "1e5,2,3", "nan,1,2", "1.5.,1,1",
+		strings.Repeat("1234567,", 20) + "1", strings.Repeat("9", 63) + ",1,2", strings.Repeat("9", 64) + ",1,2",
+		strings.Repeat("1", 62) + ".5,-" + strings.Repeat("2", 70) + ",3", "0." + strings.Repeat("0", 200) + "1,1,1"} {
+		f.Add(s, 2)
+	}
+	f.Fuzz(func(t *testing.T, row string, commas int) {
+		l := []byte(row)
+		cm, ok := plainRow(l, commas, nil)
+		cells := strings.Split(row, ",")
+		want, long := len(cells) == commas+1, false
+		for _, c := range cells {
+			want = want && plainCellRE.MatchString(c)
+			long = long || len(c) >= 64
+			if ok && len(c) >= 128 {
+				t.Fatalf("%q: a cell of %d bytes taken", row, len(c))
+			}
+		}
+		if ok != want && !(long && !ok) {
+			t.Fatalf("%q with %d commas: plainRow says %v, the cells %v", row, commas, ok, want)
+		}
+		if !ok {
+			return
+		}
+		for i := range l {
+			if got := cm[i>>6]>>(i&63)&1 == 1; got != (l[i] == ',') {
+				t.Fatalf("%q: comma bit %d is %v", row, i, got)
+			}
+		}
+		for k, c := range cells {
+			if got := string(cellAt(l, cm, k)); got != c {
+				t.Fatalf("%q: cell %d is %q, cellAt says %q", row, k, c, got)
+			}
+		}
+	})
+}
+
+// TestInspectPlainRowsMatchPoints reads files whose rows plainRow takes,
+// turns down (leading zeros, exponents, empty cells, long cells), or
+// takes in part of a block only, as inspect and as points: the summaries
+// must agree, however the file is cut.
+func TestInspectPlainRowsMatchPoints(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("step,a,b,wall_time,c\n")
+	odd := []string{"007", "-0", "1e-05", "", "nan", strings.Repeat("3", 70), "-" + strings.Repeat("4", 140) + ".5", "0.5", "5.", ".5"}
+	for s := range 3000 {
+		cell := func(k int) string {
+			if (s*7+k*3)%11 == 0 {
+				return odd[(s+k)%len(odd)]
+			}
+			return strconv.FormatFloat(math.Sin(float64(s+k))*math.Pow(10, float64(s%9-4)), 'f', -1, 64)
+		}
+		fmt.Fprintf(&b, "%d,%s,%s,%d.25,%s\n", s*10, cell(1), cell(2), 1700000000+s, cell(3))
+		if s%500 == 499 {
+			b.WriteString("\n")
+		}
+	}
+	p := filepath.Join(t.TempDir(), "plain.csv")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sameChunked(t, p, CSV, testChunkings(1, 97, 4096, 1<<20)...)
 }
