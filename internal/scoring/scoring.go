@@ -86,6 +86,9 @@ type SeedRun struct {
 	Detail string `json:"detail,omitempty"`
 	// Plan is the digest of the launch plan a human confirmed.
 	Plan string `json:"plan,omitempty"`
+
+	started string       // the run's start (RFC 3339)
+	other   *runs.Record // a run of another experiment or seed that owns RunDir
 }
 
 // NotLaunched is SeedRun.Ended for a run no rlxp launch recorded.
@@ -130,6 +133,8 @@ type Scored struct {
 	// unended lists the sources whose content shows that their run had
 	// not ended (read only for a partial score).
 	unended []string
+	// problems make the score invalid; notes are its warnings (evidence).
+	problems, notes []string
 }
 
 // Read finds every seed's run and sources and reads them.
@@ -182,6 +187,7 @@ func Read(ctx context.Context, s Spec) (*Scored, error) {
 	for _, sr := range seeds {
 		sc.body.Runs = append(sc.body.Runs, sr.RunDir)
 	}
+	sc.problems, sc.notes = evidence(s.Repo.Root, seeds, files, s.Runs)
 	return sc, nil
 }
 
@@ -195,9 +201,10 @@ func (sc *Scored) Judge(entries []ledger.Entry) Body {
 	b := sc.body
 	b.Result = score.Judge(in)
 	var invalid []string
-	if shared := sharedSources(b.Sources); len(shared) > 0 {
-		invalid = append(invalid, shared...)
-	}
+	invalid = append(invalid, sharedSources(b.Sources)...)
+	invalid = append(invalid, sc.problems...)
+	invalid = append(invalid, reused(entries, b.Experiment, b.Sources)...)
+	b.Warnings = append(b.Warnings, sc.notes...)
 	var unfinished []string
 	for _, sr := range b.SeedRuns {
 		if !sr.Complete() {
@@ -307,7 +314,10 @@ func seedRuns(ctx context.Context, s Spec, seeds []int) ([]SeedRun, error) {
 			}
 			sr.RunDir = d
 			rec, ok = byDir[filepath.Clean(d)]
-			ok = ok && rec.Experiment == s.Experiment && rec.Seed != nil && *rec.Seed == seed
+			if ok && (rec.Experiment != s.Experiment || rec.Seed == nil || *rec.Seed != seed) {
+				other := rec
+				sr.other, ok = &other, false
+			}
 		} else if rec, ok = latest[seed]; ok {
 			sr.RunDir = rec.RunDir
 		} else {
@@ -317,7 +327,7 @@ func seedRuns(ctx context.Context, s Spec, seeds []int) ([]SeedRun, error) {
 			sr.Ended = NotLaunched
 		} else {
 			l := diagnose.Check(ctx, h, nil, rec)
-			sr.Run, sr.Plan, sr.Ended, sr.Detail = rec.ID, rec.Plan, string(l.State), l.Detail
+			sr.Run, sr.Plan, sr.Ended, sr.Detail, sr.started = rec.ID, rec.Plan, string(l.State), l.Detail, rec.StartedAt
 		}
 		out = append(out, sr)
 	}
