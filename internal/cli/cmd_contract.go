@@ -8,10 +8,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rlxp/rlxp/internal/contract"
+	"github.com/rlxp/rlxp/internal/contractstatus"
 	"github.com/rlxp/rlxp/internal/manual"
-	"github.com/rlxp/rlxp/internal/pin"
 	"github.com/rlxp/rlxp/internal/schema/validate"
-	"github.com/rlxp/rlxp/internal/workspace"
 )
 
 func newContractCmd() *Command {
@@ -44,13 +43,6 @@ func newContractStatusCmd() *Command {
 	}
 }
 
-type contractStatusResult struct {
-	Schema string `json:"schema"`
-	File   string `json:"file"`
-	contract.Status
-	Adapter pin.AdapterState `json:"adapter"`
-}
-
 func runContractStatus(env *Env, o *contractOptions, args []string) error {
 	if len(args) > 0 {
 		return usagef("status takes no arguments")
@@ -59,20 +51,18 @@ func runContractStatus(env *Env, o *contractOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	v := validate.Cached(r)
-	l, book, err := workspace.ContractView(r, v)
+	rep, err := contractstatus.Of(r, validate.Cached(r))
 	if err != nil {
 		return err
 	}
-	st, ad := l.Status(), pin.AdapterStatus(r, v, book)
 	if o.json {
-		if err := writeJSON(env.Stdout, contractStatusResult{"rlxp.contract-status/v1", l.File.Path, st, ad}); err != nil {
+		if err := writeJSON(env.Stdout, rep); err != nil {
 			return err
 		}
 	} else {
-		printContractStatus(env, l.File.Path, st, ad.Lines())
+		printContractStatus(env, rep.File, rep.Status, rep.Adapter.Lines())
 	}
-	if !st.Approved {
+	if !rep.Approved {
 		return errNegative
 	}
 	return nil

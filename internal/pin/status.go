@@ -38,12 +38,18 @@ type AdapterPin struct {
 	Changed    string `json:"changed,omitempty"` // the fields changed since approval
 }
 
+// StateFiles reads state files and shows their paths, as *state.Repo does.
+type StateFiles interface {
+	Read(name string) ([]byte, error)
+	Show(name string) string
+}
+
 // AdapterStatus reads adapter.yaml and compares its material with the pin
 // of every experiment whose approval is current and that may still launch
 // (approved or running), with the approvals book records (as read from
-// the repository's log); v's verdicts spare validating files that passed
-// their schema before.
-func AdapterStatus(r *state.Repo, c schema.Checker, book approval.Book) AdapterState {
+// the repository's log); c checks the files' schemas. r is the repository,
+// or the files one command read from it once.
+func AdapterStatus(r StateFiles, c schema.Checker, book approval.Book) AdapterState {
 	st := AdapterState{File: r.Show(state.Adapter), Fields: AdapterMaterial(), Experiments: []AdapterPin{}}
 	data, err := r.Read(state.Adapter)
 	if err != nil {

@@ -18,7 +18,6 @@ import (
 	"github.com/rlxp/rlxp/internal/launch"
 	"github.com/rlxp/rlxp/internal/probe"
 	"github.com/rlxp/rlxp/internal/runs"
-	"github.com/rlxp/rlxp/internal/schema"
 	"github.com/rlxp/rlxp/internal/schema/validate"
 	"github.com/rlxp/rlxp/internal/slurm"
 	"github.com/rlxp/rlxp/internal/state"
@@ -26,28 +25,20 @@ import (
 
 // Contract reads contract.yaml with the approvals the log records.
 func Contract(r *state.Repo) (*contract.Loaded, error) {
-	l, _, err := ContractView(r, validate.Schemas{})
-	return l, err
-}
-
-// ContractView is Contract for a report, which reads the rest of the
-// repository's state with the same approvals log (returned): v's verdicts
-// spare validating a contract that passed its schema before.
-func ContractView(r *state.Repo, c schema.Checker) (*contract.Loaded, approval.Book, error) {
 	data, err := r.Read(state.Contract)
 	if err != nil {
-		return nil, approval.Book{}, err
+		return nil, err
 	}
-	l, err := contract.Parse(c, r.Show(state.Contract), data)
+	l, err := contract.Parse(validate.Schemas{}, r.Show(state.Contract), data)
 	if err != nil {
-		return nil, approval.Book{}, err
+		return nil, err
 	}
 	book, err := approval.LogOf(r).Read()
 	if err != nil {
-		return nil, approval.Book{}, err
+		return nil, err
 	}
 	book.Apply(l, nil)
-	return l, book, nil
+	return l, nil
 }
 
 // Experiments reads experiments.yaml with the approvals the log records.
