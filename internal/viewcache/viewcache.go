@@ -8,8 +8,8 @@
 // read, and only by the build of rlxp that computed it: its key is the
 // sha256 of each input, the view's name and the executable's identity
 // (module, version and revision, and the file's size, modification time
-// and inode). Each view keeps one entry per repository display, replaced
-// whole by rename, so processes share the directory without a lock and a
+// and inode). Each build keeps one entry per view and repository display,
+// replaced whole by rename when an input changes, so processes share the directory without a lock and a
 // missing, torn, stale or foreign entry only means computing the view.
 // Nothing in the cache is a record: commands that decide (approve, gate,
 // check, launch) never read it.
@@ -110,8 +110,9 @@ func (c Cache) entry(inputs []Input) (path string, head []byte, ok bool) {
 		head = fmt.Appendf(head, "sha256:%x\n", sum)
 	}
 	head = append(head, '\n')
-	// The entry's name covers the view and the inputs' names, not their
-	// bytes: a changed file replaces the entry rather than adding one.
+	// The entry's name covers the build, the view and the inputs' names,
+	// not their bytes: a changed file replaces the entry rather than
+	// adding one.
 	name := sha256.New()
 	name.Write(head[:n])
 	for _, in := range inputs {
