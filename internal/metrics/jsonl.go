@@ -338,6 +338,18 @@ func (p *jsonlParser) fastObject(l []byte, i, depth, prefix int, inData bool) (i
 			}
 			p.note(noteString, p.leafName(prefix, key))
 			i += e + 2
+		case c == '[':
+			// A list is no metric: skipped with a note, as the decoder
+			// would, when its elements need no decoding to be sure of.
+			if depth > 0 && string(key) == "_type" || !plainBytes(key) {
+				return 0, false
+			}
+			e := skipList(l, i)
+			if e < 0 {
+				return 0, false
+			}
+			p.note(noteList, p.leafName(prefix, key))
+			i = e
 		case c == 't' || c == 'f' || c == 'n':
 			var w string
 			kind := noteBool
@@ -406,6 +418,77 @@ func (p *jsonlParser) fastObject(l []byte, i, depth, prefix int, inData bool) (i
 				return 0, false
 			}
 			i = e
+		}
+	}
+}
+
+// maxListDepth bounds the lists within lists skipList reads.
+const maxListDepth = 32
+
+// skipList returns the end of the JSON list that opens at l[i], or -1
+// when it is not one of numbers (NaN and the infinities included), plain
+// strings (see plainBytes), true, false, null and such lists, which the
+// decoder then reads.
+func skipList(l []byte, i int) int {
+	n, depth := len(l), 0
+	for {
+		// at a value
+		switch c := l[i]; {
+		case c == '[':
+			if depth++; depth > maxListDepth {
+				return -1
+			}
+			if i = skipSpace(l, i+1); i < n && l[i] == ']' {
+				i++
+				if depth--; depth == 0 {
+					return i
+				}
+				break
+			}
+			if i >= n {
+				return -1
+			}
+			continue
+		case c == '"':
+			e := bytes.IndexByte(l[i+1:], '"')
+			if e < 0 || !plainBytes(l[i+1:i+1+e]) {
+				return -1
+			}
+			i += e + 2
+		case c == 't' || c == 'f' || c == 'n':
+			w := "null"
+			if c == 't' {
+				w = "true"
+			} else if c == 'f' {
+				w = "false"
+			}
+			if !bytes.HasPrefix(l[i:], []byte(w)) {
+				return -1
+			}
+			i += len(w)
+		default:
+			if i = skipJSONNumber(l, i); i < 0 {
+				return -1
+			}
+		}
+		// after a value: a comma and the next, or the ends of lists
+		for {
+			if i = skipSpace(l, i); i >= n {
+				return -1
+			}
+			if l[i] == ',' {
+				if i = skipSpace(l, i+1); i >= n {
+					return -1
+				}
+				break
+			}
+			if l[i] != ']' {
+				return -1
+			}
+			i++
+			if depth--; depth == 0 {
+				return i
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -259,13 +260,41 @@ func (g txtJSONLineGen) value(depth int) string {
 	case 2:
 		return []string{"true", "false", "null"}[g.r.IntN(3)]
 	case 3:
-		return "[1, 2, {\"a\": 3}]"
+		return g.list(depth)
 	case 4, 5:
 		if depth < 3 {
 			return g.object(depth + 1)
 		}
 	}
 	return g.number()
+}
+
+// list makes a list of the values rows hold (W&B and verl log lists of
+// numbers), nested, empty, spaced or not, at times with an object.
+func (g txtJSONLineGen) list(depth int) string {
+	var b strings.Builder
+	b.WriteString([]string{"[", "[ ", "[\t"}[g.r.IntN(3)])
+	for i := range g.r.IntN(5) {
+		if i > 0 {
+			b.WriteString([]string{",", ", ", " , "}[g.r.IntN(3)])
+		}
+		switch g.r.IntN(8) {
+		case 0:
+			if depth < 40 {
+				b.WriteString(g.list(depth + 1))
+				continue
+			}
+		case 1:
+			b.WriteString(`{"a": 3}`)
+			continue
+		case 2:
+			b.WriteString(g.value(3))
+			continue
+		}
+		b.WriteString(g.number())
+	}
+	b.WriteString([]string{"]", " ]"}[g.r.IntN(2)])
+	return b.String()
 }
 
 func (g txtJSONLineGen) object(depth int) string {
@@ -553,4 +582,55 @@ func BenchmarkReadJSONL(b *testing.B) {
 	p := filepath.Join(b.TempDir(), "bench.jsonl")
 	txtGenJSONL(b, p, 50_000, 40, false) // about 50 MB
 	txtBench(b, p, JSONL)
+}
+
+// TestJSONLListsTakeFastPath pins that rows holding lists are read by the
+// byte scanner, not the decoder, and as the decoder reads them.
+func TestJSONLListsTakeFastPath(t *testing.T) {
+	cfg := &rowConfig{stepKey: "step"}
+	for _, line := range []string{
+		`{"step": 1, "extra": [1, 2], "a": 0.5}`,
+		`{"step": 2, "extra": [], "a": {"h": [[1.5, -2e-3], [NaN, Infinity, -Infinity]], "b": 3}}`,
+		`{"step": 3, "extra": ["x", true, false, null, [ ] ,[[]]], "a": 1}`,
+	} {
+		p := newJSONLParser(cfg, newTagTable(&txtRec{}))
+		if !p.fastLine([]byte(line), new(batch)) {
+			t.Errorf("%s: read by the decoder", line)
+		}
+		txtCheckJSONLine(t, newJSONLParser(cfg, newTagTable(&txtRec{})), []byte(line))
+	}
+	for _, line := range []string{`{"a": [1, {"b": 2}]}`, `{"a": ["x\"y"]}`, `{"a": [1 2]}`, `{"a": [1,]}`, `{"a": [01]}`, `{"a": [1}`, `{"a": [truex]}`} {
+		if newJSONLParser(cfg, newTagTable(&txtRec{})).fastLine([]byte(line), new(batch)) {
+			t.Errorf("%s: taken by the byte scanner", line)
+		}
+	}
+}
+
+// BenchmarkInspectJSONLLists summarises rows with and without a list of
+// numbers among the metrics.
+func BenchmarkInspectJSONLLists(b *testing.B) {
+	for _, c := range []struct{ name, extra string }{{"plain", ""}, {"list", `, "extra": [1, 2]`}} {
+		extra := c.extra
+		var buf bytes.Buffer
+		for s := range 20_000 {
+			fmt.Fprintf(&buf, `{"step": %d%s`, s, extra)
+			for i := range 40 {
+				fmt.Fprintf(&buf, `, "train/metric_%02d": %.8f`, i, math.Sin(float64(s+i)))
+			}
+			buf.WriteString("}\n")
+		}
+		path := filepath.Join(b.TempDir(), "lists.jsonl")
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(buf.Len()))
+			for b.Loop() {
+				s, err := Inspect(path, JSONL, nil)
+				if err != nil || len(s.Tags) != 40 {
+					b.Fatalf("%v, %d tags", err, len(s.Tags))
+				}
+			}
+		})
+	}
 }

@@ -65,6 +65,7 @@ func FuzzJSONL(f *testing.F) {
 		"{\"_step\": 0, \"img\": {\"_type\": \"image\"}, \"s\": \"x\\\"y\", \"k\\u0041\": 1}\n{\"a\": 1 x}\n",
 		"\xef\xbb\xbf{\"epoch\": 0.5, \"iteration\": 3, \"time\": 1700000000}\r\n\r\n{\"iteration\": 4}",
 		"{\"a\": 0e0, \"b\": 0e000000, \"c\": 1e999, \"d\": -0}\n[1]\n",
+		"{\"step\": 1, \"extra\": [1, 2], \"h\": [[NaN, -1e-3], [], [\"x\", true, null]], \"a\": 0.5}\n{\"step\": 2, \"extra\": [1, {\"b\": 2}], \"a\": [1 2]}\n",
 	)
 	cfgs := []rowConfig{{stepKey: "step", wallKey: "_timestamp"}, {stepKey: "step", verl: true}, {}}
 	f.Fuzz(func(t *testing.T, data []byte) {
