@@ -121,10 +121,10 @@ type Input struct {
 	Timeout time.Duration
 	Host    probe.Host
 	// PlanChanges are every way what the experiment would run differs
-	// from what its approval pinned (pin.Stale).
+	// from what its approval pinned (pin.Judge).
 	PlanChanges []string
 	// Changes are the repository's changes since the baseline's commit
-	// (pin.ChangeSet), held to the scope's file rules.
+	// (pin.Judge), held to the scope's file rules.
 	Changes *gate.ChangeSet
 }
 

@@ -74,7 +74,7 @@ type Input struct {
 }
 
 // A ChangeSet is the files changed since the commit the baseline was
-// scored at (pin.ChangeSet computes it).
+// scored at (pin.Judge computes it).
 type ChangeSet struct {
 	Base  string   // the baseline's commit; "" when there is none to compare with
 	Files []string // changed since, relative to the repository

@@ -83,15 +83,21 @@ func Adapter(r *state.Repo) (*adapter.Adapter, error) {
 }
 
 // Judge compares what e would run now with what its approval pinned
-// (Stale), and reads the repository's changes since the baseline's
-// commit (ChangeSet): what the gate needs beyond the contract and the
-// experiment. An adapter that cannot be read is a change.
+// (stale), and reads the repository's changes since the baseline's
+// commit (changeSet): what the gate needs beyond the contract and the
+// experiment. An adapter that cannot be read is a change. What would run
+// now is computed once for both.
 func Judge(ctx context.Context, r *state.Repo, l *contract.Loaded, e *experiment.Experiment) ([]string, *gate.ChangeSet) {
 	ad, err := Adapter(r)
 	if err != nil {
 		return []string{err.Error()}, nil
 	}
-	return Stale(ctx, r, ad, e), ChangeSet(ctx, r, ad, l.Contract.Baseline.Experiment, e)
+	book, err := approval.LogOf(r).Read()
+	if err != nil {
+		book.Problem = err
+	}
+	now, err := Compute(ctx, r.Root, ad, r.Show(state.Adapter), e)
+	return stale(r, book, e, now, err), changeSet(ctx, r, ad, book, l.Contract.Baseline.Experiment, e, now, err)
 }
 
 // readsLine tells the approver which files git does not show are pinned

@@ -2,14 +2,17 @@ package pin
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/rlxp/rlxp/internal/adapter"
+	"github.com/rlxp/rlxp/internal/approval"
 	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/gate"
 	"github.com/rlxp/rlxp/internal/ledger"
@@ -17,13 +20,16 @@ import (
 	"github.com/rlxp/rlxp/internal/state"
 )
 
-// ChangeSet is what the repository changed since the commit its baseline
+// changeSet is what the repository changed since the commit its baseline
 // was scored at, for the gate's check of the scope's file rules: the
 // files committed since, with tracked changes, and untracked, non-ignored,
-// except rlxp's state and the files runs wrote (notCode). Without a
-// scored baseline, or outside git, there is no commit to compare with,
-// and the answer says so.
-func ChangeSet(ctx context.Context, r *state.Repo, ad *adapter.Adapter, baseline string, e *experiment.Experiment) *gate.ChangeSet {
+// except rlxp's state and the files runs wrote (notCode); and the files
+// the run reads that git does not show (changedReads) whose content
+// differs from what the approvals book pinned when the baseline was
+// scored. now is what e would run now, nowErr why it cannot be told.
+// Without a scored baseline, or outside git, there is no commit to compare
+// with, and the answer says so.
+func changeSet(ctx context.Context, r *state.Repo, ad *adapter.Adapter, book approval.Book, baseline string, e *experiment.Experiment, now Material, nowErr error) *gate.ChangeSet {
 	g, err := openGit(ctx, r.Root, ad)
 	if err != nil {
 		return &gate.ChangeSet{Failed: true, Why: err.Error()}
@@ -31,41 +37,135 @@ func ChangeSet(ctx context.Context, r *state.Repo, ad *adapter.Adapter, baseline
 	if !g.in {
 		return &gate.ChangeSet{Why: "not a git repository, so there is no baseline commit to compare with"}
 	}
-	base, line, why, err := baselineCommit(r, baseline)
+	b, why, err := baselineCommit(r, baseline)
 	if err != nil {
 		return &gate.ChangeSet{Failed: true, Why: err.Error()}
 	}
-	if base == "" {
+	if b.commit == "" {
 		return &gate.ChangeSet{Why: why}
 	}
 	named, err := commands(r.Root, ad, r.Show(state.Adapter), e, func(int, string) {})
 	if err != nil {
 		return &gate.ChangeSet{Failed: true, Why: err.Error()}
 	}
-	files, err := changedSince(ctx, r.Root, base, g.scope, Outputs(ad, named))
+	files, err := changedSince(ctx, r.Root, b.commit, g.scope, Outputs(ad, named))
 	if err != nil {
-		return &gate.ChangeSet{Failed: true, Why: fmt.Sprintf("the baseline's commit %s (%s:%d): %v", short(base), r.Show(state.Ledger), line, err)}
+		return &gate.ChangeSet{Failed: true, Why: fmt.Sprintf("the baseline's commit %s (%s:%d): %v", short(b.commit), r.Show(state.Ledger), b.line, err)}
 	}
-	return &gate.ChangeSet{Base: base, Files: files}
+	switch {
+	case nowErr != nil:
+		return &gate.ChangeSet{Failed: true, Why: fmt.Sprintf("cannot tell which files the run reads: %v", nowErr)}
+	case book.Problem != nil:
+		return &gate.ChangeSet{Failed: true, Why: fmt.Sprintf("the files the run reads that git does not show are compared with the approvals log, which does not verify: %v", book.Problem)}
+	}
+	reads, err := changedReads(ctx, r.Root, book, b.time, now)
+	if err != nil {
+		return &gate.ChangeSet{Failed: true, Why: err.Error()}
+	}
+	return &gate.ChangeSet{Base: b.commit, Files: dedupe(append(files, reads...))}
+}
+
+// changedReads lists the files the run reads that git does not show
+// (ignored, outside the code's scope) whose content differs from the one
+// approved when the baseline was scored: as the latest approval recorded
+// at or before then pinned it, else the first one after. Git keeps no
+// history of them, so the approvals log is the record of what they held.
+// One no approval pinned is new; an ignored one pinned then that is gone
+// is deleted: both are changes.
+func changedReads(ctx context.Context, root string, book approval.Book, at string, now Material) ([]string, error) {
+	before, after := map[string]string{}, map[string]string{}
+	for _, rec := range book.Records {
+		if rec.Kind != approval.Experiment || len(rec.Plan) == 0 {
+			continue
+		}
+		var m struct {
+			Reads map[string]string `json:"reads"`
+		}
+		if json.Unmarshal(rec.Plan, &m) != nil {
+			continue
+		}
+		for k, v := range m.Reads {
+			if rec.Time <= at {
+				before[k] = v
+			} else if _, ok := after[k]; !ok {
+				after[k] = v
+			}
+		}
+	}
+	var out []string
+	for k, sum := range now.Reads {
+		if !now.hidden[k] {
+			continue
+		}
+		ref, ok := before[k]
+		if !ok {
+			ref, ok = after[k]
+		}
+		if !ok || ref != sum {
+			out = append(out, k)
+		}
+	}
+	var gone []string
+	for _, ref := range []map[string]string{before, after} {
+		for k, v := range ref {
+			if _, read := now.Reads[k]; !read && v != "" {
+				if _, err := os.Lstat(filepath.Join(root, k)); errors.Is(err, fs.ErrNotExist) {
+					gone = append(gone, k)
+				}
+			}
+		}
+	}
+	if len(gone) == 0 {
+		return out, nil
+	}
+	// A tracked file's deletion is git's to tell; an ignored one's is not.
+	ign, err := ignored(ctx, root, dedupe(gone))
+	if err != nil {
+		return nil, err
+	}
+	for k := range ign {
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// dedupe sorts paths and drops repeats.
+func dedupe(paths []string) []string {
+	sort.Strings(paths)
+	out := paths[:0]
+	for i, p := range paths {
+		if i == 0 || p != paths[i-1] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// A baseline is the commit the baseline's latest valid result records,
+// its ledger line and the time it was scored.
+type baseline struct {
+	commit, time string
+	line         int
 }
 
 // baselineCommit is the commit the latest valid result of the baseline
-// experiment records, and its ledger line; without one, why there is none.
-// A ledger that does not verify is an error: nothing in it is trusted.
-func baselineCommit(r *state.Repo, id string) (commit string, line int, why string, err error) {
+// experiment records, its ledger line and time; without one, why there is
+// none. A ledger that does not verify is an error: nothing in it is
+// trusted.
+func baselineCommit(r *state.Repo, id string) (b baseline, why string, err error) {
 	if id == "" {
-		return "", 0, "the contract names no baseline experiment", nil
+		return b, "the contract names no baseline experiment", nil
 	}
 	data, err := os.ReadFile(r.Path(state.Ledger))
 	if errors.Is(err, fs.ErrNotExist) {
 		data, err = nil, nil
 	}
 	if err != nil {
-		return "", 0, "", fmt.Errorf("read %s: %w", r.Show(state.Ledger), err)
+		return b, "", fmt.Errorf("read %s: %w", r.Show(state.Ledger), err)
 	}
 	entries, rep := ledger.File{Name: r.Show(state.Ledger)}.Load(data)
 	if rep.Problem != nil {
-		return "", 0, "", fmt.Errorf("the baseline's commit is read from the ledger, which does not verify: %w", rep.Problem)
+		return b, "", fmt.Errorf("the baseline's commit is read from the ledger, which does not verify: %w", rep.Problem)
 	}
 	for i := len(entries) - 1; i >= 0; i-- {
 		en := entries[i]
@@ -73,11 +173,11 @@ func baselineCommit(r *state.Repo, id string) (commit string, line int, why stri
 			continue
 		}
 		if c := en.String("git", "commit"); c != "" {
-			return c, en.Line, "", nil
+			return baseline{commit: c, time: en.Time, line: en.Line}, "", nil
 		}
-		return "", 0, fmt.Sprintf("the baseline %s was scored outside git (%s:%d records no commit)", id, r.Show(state.Ledger), en.Line), nil
+		return b, fmt.Sprintf("the baseline %s was scored outside git (%s:%d records no commit)", id, r.Show(state.Ledger), en.Line), nil
 	}
-	return "", 0, fmt.Sprintf("the baseline %s has no scored result yet; its ledger entry will record the commit changes are measured from", id), nil
+	return b, fmt.Sprintf("the baseline %s has no scored result yet; its ledger entry will record the commit changes are measured from", id), nil
 }
 
 // changedSince lists the paths, relative to root (../lib/util.py above

@@ -64,8 +64,7 @@ type Material struct {
 	Head  string            `json:"head"` // git HEAD; "" outside git
 
 	// hidden are the Reads the code does not cover (ignored, outside the
-	// code's scope, or no git): what git does not show, and what pin
-	// format 2 pinned.
+	// code's scope, or no git): what git does not show.
 	hidden map[string]bool
 }
 
@@ -138,9 +137,7 @@ func (m *Material) pinReads(ctx context.Context, root string, ad *adapter.Adapte
 	m.hidden = map[string]bool{}
 	for _, p := range reads {
 		if sum, err := readSum(filepath.Join(root, p)); err == nil {
-			m.Reads[p] = sum
-			_, named := m.Files[p]
-			m.hidden[p] = !named && (!g.in || ign[p] || !g.scope.covers(p))
+			m.Reads[p], m.hidden[p] = sum, !g.in || ign[p] || !g.scope.covers(p)
 		}
 	}
 	for _, f := range ad.EnvFiles {
@@ -489,7 +486,7 @@ func migrate(approved, now Material) []string {
 		old.Files[k] = v
 	}
 	for k := range now.Reads {
-		if now.hidden[k] {
+		if now.format2(k) {
 			beyond = append(beyond, k)
 		}
 	}
@@ -530,13 +527,12 @@ func short(h string) string {
 	return h[:min(len(h), 12)]
 }
 
-// Stale compares what e would run now with what its latest approval in the
-// repository's approvals log pinned, and names every difference. An
-// experiment without an approval, or a log that does not verify, has
-// nothing to compare: the gate says so on its own.
-func Stale(ctx context.Context, r *state.Repo, ad *adapter.Adapter, e *experiment.Experiment) []string {
-	b, err := approval.LogOf(r).Read()
-	if err != nil || b.Problem != nil {
+// stale compares what e would run now (now, or the error computing it)
+// with what its latest approval in the approvals book pinned, and names
+// every difference. An experiment without an approval, or a log that does
+// not verify, has nothing to compare: the gate says so on its own.
+func stale(r *state.Repo, b approval.Book, e *experiment.Experiment, now Material, nowErr error) []string {
+	if b.Problem != nil {
 		return nil
 	}
 	rec, ok := b.Latest(approval.Experiment)[e.ID]
@@ -550,9 +546,8 @@ func Stale(ctx context.Context, r *state.Repo, ad *adapter.Adapter, e *experimen
 	if err := json.Unmarshal(rec.Plan, &approved); err != nil {
 		return []string{fmt.Sprintf("%s:%d: the pinned plan cannot be read: %v", r.Show(state.Approvals), rec.Line, err)}
 	}
-	now, err := Compute(ctx, r.Root, ad, r.Show(state.Adapter), e)
-	if err != nil {
-		return []string{fmt.Sprintf("cannot tell what would run now: %v", err)}
+	if nowErr != nil {
+		return []string{fmt.Sprintf("cannot tell what would run now: %v", nowErr)}
 	}
 	switch approved.Version {
 	case 0, 1:
@@ -573,9 +568,16 @@ func asFormat2(approved, now Material) Material {
 	old := now
 	old.Reads = map[string]string{}
 	for k, v := range now.Reads {
-		if _, pinned := approved.Reads[k]; pinned || now.hidden[k] {
+		if _, pinned := approved.Reads[k]; pinned || now.format2(k) {
 			old.Reads[k] = v
 		}
 	}
 	return old
+}
+
+// format2 says whether pin format 2 pinned a read in Reads: one the code
+// does not cover and the commands do not name.
+func (m Material) format2(k string) bool {
+	_, named := m.Files[k]
+	return m.hidden[k] && !named
 }
