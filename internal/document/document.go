@@ -4,6 +4,7 @@
 package document
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,7 +62,7 @@ func Parse(path string, data []byte) (_ *File, err error) {
 		}
 	}()
 	f := &File{Path: path, Data: data}
-	if strings.TrimSpace(string(data)) == "" {
+	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, &Error{Path: path, Msg: "file is empty"}
 	}
 	tree, err := parser.ParseBytes(data, 0)

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/goccy/go-yaml"
 )
 
 // FuzzParse: any bytes either fail with a one-line *Error or give a
@@ -38,5 +40,26 @@ func FuzzParse(f *testing.F) {
 				d.Pos([]string{k, "0"})
 			}
 		}
+		// The syntax tree decodes again without reading the bytes, or
+		// fails with a one-line *Error.
+		var v yaml.MapSlice
+		if err := d.DecodeYAML(&v, yaml.UseOrderedMap()); err != nil {
+			if _, ok := err.(*Error); !ok || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("DecodeYAML: %T %q", err, err)
+			}
+		}
 	})
+}
+
+// BenchmarkParse is one read of the example contract.
+func BenchmarkParse(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "cmd", "rlxp", "testdata", "fixtures", "contract.yaml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := Parse("contract.yaml", data); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
