@@ -6,10 +6,13 @@ LDFLAGS  = -s -w -X main.version=$(VERSION)
 
 .PHONY: build demo demo-check test test-go test-python test-update check-artifacts fuzz bench bench-score bench-guard bench-floors bench-preflight bench-inspect bench-dashboard bench-audit bench-audit-accuracy lint clean slurm-up slurm-down slurm-status
 
+# rlxp is the front: it answers --version and contract status itself and
+# hands every other command to rlxp-core beside it (docs/performance.md).
 # rlxp-guard, the plugin's hook, is 'rlxp guard' linked alone (docs/guard.md);
 # its copy of the command table is regenerated from rlxp's first.
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/rlxp
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)-core ./cmd/rlxp-core
 	$(GO) generate ./cmd/rlxp-guard
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o $(dir $(BIN))rlxp-guard ./cmd/rlxp-guard
 
@@ -106,7 +109,7 @@ lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 
 clean:
-	rm -f $(BIN)
+	rm -f $(BIN) $(BIN)-core $(dir $(BIN))rlxp-guard
 
 # A one-node Slurm cluster on localhost for the Slurm backend's tests (root,
 # Debian packages slurm-wlm and munge): eval "$(make -s slurm-up)" starts it

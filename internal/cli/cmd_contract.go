@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rlxp/rlxp/internal/cli/front"
 	"github.com/rlxp/rlxp/internal/contract"
-	"github.com/rlxp/rlxp/internal/contractstatus"
 	"github.com/rlxp/rlxp/internal/manual"
 	"github.com/rlxp/rlxp/internal/schema/validate"
 )
@@ -51,56 +51,14 @@ func runContractStatus(env *Env, o *contractOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep, err := contractstatus.Of(r, validate.Cached(r))
-	if err != nil {
-		return err
-	}
-	if o.json {
-		if err := writeJSON(env.Stdout, rep); err != nil {
-			return err
-		}
-	} else {
-		printContractStatus(env, rep.File, rep.Status, rep.Adapter.Lines())
-	}
-	if !rep.Approved {
+	approved, err := front.ContractStatus(front.Terminal{Stdout: env.Stdout, TTY: env.StdoutTTY, Color: env.color()}, r, validate.Cached(r), o.json)
+	if err == nil && !approved {
 		return errNegative
 	}
-	return nil
+	return err
 }
 
-func printContractStatus(env *Env, file string, st contract.Status, adapterLines []string) {
-	rows := make([][]string, len(st.Sections))
-	for i, s := range st.Sections {
-		rows[i] = s.Row()
-		rows[i][1] = env.paint(stateColor(s.State), s.State)
-	}
-	printTable(env, []string{"SECTION", "STATE", "APPROVED BY", "AT", "DETAIL"}, rows)
-	fmt.Fprint(env.Stdout, lines(append(st.Notes(), adapterLines...)))
-	verdict := env.paint(green, "approved")
-	if !st.Approved {
-		verdict = env.paint(red, "not approved")
-	}
-	fmt.Fprintf(env.Stdout, "%s: %d of %d sections approved — %s\n", file, st.Count(), len(st.Sections), verdict)
-}
-
-// lines joins lines, each ending in a newline.
-func lines(ls []string) string {
-	var b strings.Builder
-	for _, l := range ls {
-		b.WriteString(l + "\n")
-	}
-	return b.String()
-}
-
-func stateColor(s string) string {
-	switch s {
-	case contract.Approved:
-		return green
-	case contract.Stale:
-		return yellow
-	}
-	return red
-}
+func stateColor(s string) string { return front.StateColor(s) }
 
 func newContractShowCmd() *Command {
 	var o contractOptions

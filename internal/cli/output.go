@@ -1,60 +1,32 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
-	"text/tabwriter"
+
+	"github.com/rlxp/rlxp/internal/cli/render"
 )
 
 // writeJSON writes v, which carries a schema field, as one indented object.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
+func writeJSON(w io.Writer, v any) error { return render.JSON(w, v) }
 
 // printTable writes an aligned table with a header on a terminal, and
 // headerless TSV when piped, so that scripts can cut columns.
 func printTable(env *Env, header []string, rows [][]string) {
-	if !env.StdoutTTY {
-		for _, r := range rows {
-			for i := range r {
-				r[i] = strings.NewReplacer("\t", " ", "\n", " ").Replace(r[i])
-			}
-			fmt.Fprintln(env.Stdout, strings.Join(r, "\t"))
-		}
-		return
-	}
-	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(header, "\t"))
-	for _, r := range rows {
-		fmt.Fprintln(tw, strings.Join(r, "\t"))
-	}
-	tw.Flush()
+	render.Table(env.Stdout, env.StdoutTTY, header, rows)
 }
 
 // Colours for states, used only on a terminal without NO_COLOR.
 const (
-	green  = "\x1b[32m"
-	yellow = "\x1b[33m"
-	red    = "\x1b[31m"
-	reset  = "\x1b[0m"
+	green  = render.Green
+	yellow = render.Yellow
+	red    = render.Red
 )
 
-func (env *Env) color() bool {
-	return env.StdoutTTY && env.Getenv("NO_COLOR") == ""
-}
+func (env *Env) color() bool { return render.Color(env.StdoutTTY, env.Getenv("NO_COLOR")) }
 
 // paint colours s when colour is on.
-func (env *Env) paint(color, s string) string {
-	if !env.color() {
-		return s
-	}
-	return color + s + reset
-}
+func (env *Env) paint(color, s string) string { return render.Paint(env.color(), color, s) }
 
 // warnf prints a warning on stderr.
 func warnf(env *Env, format string, args ...any) {

@@ -1,12 +1,12 @@
 package cli
 
 import (
-	"os"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/rlxp/rlxp/internal/approval"
+	"github.com/rlxp/rlxp/internal/cli/front"
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/state"
 	"github.com/rlxp/rlxp/internal/workspace"
@@ -60,12 +60,7 @@ func openRepo(env *Env, root string) (*state.Repo, error) {
 	return state.Open(resolve(env, root), env.Dir)
 }
 
-func resolve(env *Env, p string) string {
-	if p == "" || p[0] == '/' {
-		return p
-	}
-	return env.Dir + string(os.PathSeparator) + p
-}
+func resolve(env *Env, p string) string { return front.RootDir(env.Dir, p) }
 
 // openContract opens the repository at root and reads its contract.
 func openContract(env *Env, root string) (*state.Repo, *contract.Loaded, error) {

@@ -11,9 +11,10 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/rlxp/rlxp/internal/adapterpin"
 	"github.com/rlxp/rlxp/internal/approval"
 	"github.com/rlxp/rlxp/internal/contract"
-	"github.com/rlxp/rlxp/internal/pin"
+	"github.com/rlxp/rlxp/internal/document"
 	"github.com/rlxp/rlxp/internal/schema"
 	"github.com/rlxp/rlxp/internal/state"
 	"github.com/rlxp/rlxp/internal/viewcache"
@@ -27,7 +28,7 @@ type Report struct {
 	Schema string `json:"schema"`
 	File   string `json:"file"` // contract.yaml as shown
 	contract.Status
-	Adapter pin.AdapterState `json:"adapter"`
+	Adapter adapterpin.State `json:"adapter"`
 }
 
 // view names the reports in the repository's cache of views.
@@ -44,14 +45,32 @@ func Of(r *state.Repo, c schema.Checker) (Report, error) {
 	if ok && cache.Load(&rep, inputs...) {
 		return rep, nil
 	}
-	rep, err := compute(f, c)
+	k := &checks{c: c}
+	rep, err := compute(f, k)
 	if err != nil {
 		return Report{}, err
 	}
-	if ok {
+	if ok && !k.failed {
 		cache.Store(rep, inputs...)
 	}
 	return rep, nil
+}
+
+// checks notes whether a schema check failed (rather than found
+// violations): a report computed then is not remembered, as it holds the
+// failure (rlxp's front checks with remembered verdicts alone, and one it
+// has not is such a failure) rather than what the files say.
+type checks struct {
+	c      schema.Checker
+	failed bool
+}
+
+func (k *checks) Check(f *document.File, name string) ([]*document.Error, error) {
+	errs, err := k.c.Check(f, name)
+	if err != nil {
+		k.failed = true
+	}
+	return errs, err
 }
 
 // compute reads the report from the files as read once.
@@ -69,7 +88,7 @@ func compute(f *files, c schema.Checker) (Report, error) {
 		return Report{}, err
 	}
 	book.Apply(l, nil)
-	return Report{Schema, l.File.Path, l.Status(), pin.AdapterStatus(f, c, book)}, nil
+	return Report{Schema, l.File.Path, l.Status(), adapterpin.Status(f, c, book)}, nil
 }
 
 // files are the state files the report reads, each read once, so that the

@@ -13,6 +13,7 @@ import (
 	"github.com/rlxp/rlxp/internal/approval"
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/experiment"
+	"github.com/rlxp/rlxp/internal/schema"
 	"github.com/rlxp/rlxp/internal/schema/validate"
 	"github.com/rlxp/rlxp/internal/state"
 	"github.com/rlxp/rlxp/internal/viewcache"
@@ -228,6 +229,31 @@ func TestErrorsNotRemembered(t *testing.T) {
 	}
 	if _, err := os.Stat(r.CachePath("views")); !os.IsNotExist(err) {
 		t.Errorf("a report was remembered with a file that could not be read: %v", err)
+	}
+}
+
+// TestFailedCheckNotRemembered: a report computed while a schema check
+// could not answer (here: verdicts that only look up, with none
+// remembered for the adapter) holds that failure, and is not remembered:
+// the next report, with a checker that validates, is the files' own.
+func TestFailedCheckNotRemembered(t *testing.T) {
+	r := newRepo(t)
+	approveAll(t, r)
+	if _, err := Of(r, validate.Cached(r)); err != nil { // remembers the verdicts
+		t.Fatal(err)
+	}
+	os.RemoveAll(r.CachePath("views"))
+	edit(t, r, state.Adapter, "schema: rlxp.adapter/v1", "# edited\nschema: rlxp.adapter/v1")
+	rep, err := Of(r, schema.VerdictsOf(r, nil))
+	if err != nil || !strings.Contains(rep.Adapter.Problem, schema.ErrNoVerdict.Error()) {
+		t.Fatalf("look-up only: %+v, %v; want the miss as the adapter's problem", rep.Adapter, err)
+	}
+	if _, err := os.Stat(r.CachePath("views")); !os.IsNotExist(err) {
+		t.Errorf("a report was remembered with a check that failed: %v", err)
+	}
+	rep, err = Of(r, validate.Cached(r))
+	if err != nil || rep.Adapter.Problem != "" || rep.Adapter.Digest == "" {
+		t.Errorf("after the miss: %+v, %v; want the adapter's material", rep.Adapter, err)
 	}
 }
 

@@ -25,8 +25,8 @@ import (
 	"strings"
 
 	"github.com/rlxp/rlxp/internal/adapter"
+	"github.com/rlxp/rlxp/internal/adapterpin"
 	"github.com/rlxp/rlxp/internal/approval"
-	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/launch"
 	"github.com/rlxp/rlxp/internal/state"
@@ -48,7 +48,7 @@ type Material struct {
 	Version  int               `json:"version,omitempty"`
 	Commands map[string]string `json:"commands"` // "seed N" → train command
 	// Adapter is the digest of adapter.yaml's fields that decide what runs
-	// and what is scored (AdapterDigest); AdapterFields the digest of each,
+	// and what is scored (adapterpin.Digest); AdapterFields the digest of each,
 	// so that a change can be named (absent from older approvals).
 	Adapter       string            `json:"adapter"`
 	AdapterFields map[string]string `json:"adapter_fields,omitempty"`
@@ -86,7 +86,7 @@ func Compute(ctx context.Context, root string, ad *adapter.Adapter, adapterFile 
 	if err != nil {
 		return Material{}, err
 	}
-	m.Adapter, m.AdapterFields = AdapterDigest(ad), adapterFields(ad)
+	m.Adapter, m.AdapterFields = adapterpin.Digest(ad), adapterpin.Fields(ad)
 	g, err := gitState(ctx, root, ad)
 	if err != nil {
 		return Material{}, err
@@ -151,73 +151,9 @@ func (m *Material) pinReads(ctx context.Context, root string, ad *adapter.Adapte
 	return nil
 }
 
-// AdapterDigest is the digest of adapter.yaml's fields that decide what
-// runs, what is scored and what is pinned: the commands, the config
-// rendering, the metric sources, the interpreter, the guard's allow list
-// and the declared outputs (only when there are any, so that adapters
-// without them keep their digest).
-func AdapterDigest(ad *adapter.Adapter) string { return contract.Digest(materialFields(ad)) }
-
-func materialFields(ad *adapter.Adapter) map[string]any {
-	fields := map[string]any{
-		"commands": ad.Commands, "config": ad.Config, "metrics": ad.Metrics.Sources,
-		"python": ad.Runtime.Python, "guard_allow": ad.Guard.Allow,
-	}
-	// Fields added later count only when set, so that adapters without
-	// them keep their digest.
-	if len(ad.Outputs) > 0 {
-		fields["outputs"] = ad.Outputs
-	}
-	if len(ad.EnvFiles) > 0 {
-		fields["env_files"] = ad.EnvFiles
-	}
-	if len(ad.Code) > 0 {
-		fields["code"] = ad.Code
-	}
-	return fields
-}
-
-// adapterFields is the digest of each field AdapterDigest covers.
-func adapterFields(ad *adapter.Adapter) map[string]string {
-	out := map[string]string{}
-	for k, v := range materialFields(ad) {
-		out[k] = contract.Digest(map[string]any{k: v})
-	}
-	return out
-}
-
-// fieldNames are the adapter fields as people read them, in order.
-var fieldNames = [...][2]string{{"commands", "commands"}, {"config", "config rendering"}, {"metrics", "metric sources"},
-	{"python", "interpreter"}, {"guard_allow", "guard allow list"}, {"outputs", "outputs"},
-	{"env_files", "env files"}, {"code", "code directories"}}
-
-// AdapterMaterial names the fields of adapter.yaml an approval pins.
-func AdapterMaterial() string {
-	names := make([]string, len(fieldNames))
-	for i, f := range fieldNames {
-		names[i] = f[1]
-	}
-	return strings.Join(names, ", ")
-}
-
-// adapterChanged names the adapter fields that differ; when an approval
-// recorded no digest per field, all of them, as one.
-func adapterChanged(approved, now Material) string {
-	if approved.Adapter == now.Adapter {
-		return ""
-	}
-	if approved.AdapterFields == nil || now.AdapterFields == nil {
-		m := AdapterMaterial()
-		i := strings.LastIndex(m, ", ")
-		return "the " + m[:i] + " or " + m[i+2:]
-	}
-	var changed []string
-	for _, f := range fieldNames {
-		if approved.AdapterFields[f[0]] != now.AdapterFields[f[0]] {
-			changed = append(changed, f[1])
-		}
-	}
-	return strings.Join(changed, ", ")
+// adapterPin is the adapter material m pins.
+func (m Material) adapterPin() adapterpin.Pin {
+	return adapterpin.Pin{Adapter: m.Adapter, AdapterFields: m.AdapterFields}
 }
 
 // commands calls each with every seed's train command, and returns the
@@ -426,7 +362,7 @@ func Changes(approved, now Material) []string {
 			out = append(out, fmt.Sprintf("train command of %s: %s -> %s", k, orNone(a), orNone(b)))
 		}
 	}
-	if what := adapterChanged(approved, now); what != "" {
+	if what := adapterpin.Changed(approved.adapterPin(), now.adapterPin()); what != "" {
 		out = append(out, ".rlxp/adapter.yaml: "+what+" changed")
 	}
 	// A repository that had no commit at approval (or was not one) is judged

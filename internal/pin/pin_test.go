@@ -4,8 +4,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/rlxp/rlxp/internal/adapter"
 )
 
 func TestChanges(t *testing.T) {
@@ -34,23 +32,6 @@ func TestChanges(t *testing.T) {
 	}
 	if got := Changes(approved, approved); len(got) != 0 {
 		t.Errorf("no change reported as %v", got)
-	}
-}
-
-// TestAdapterChanged: the fields an approval recorded name what changed.
-func TestAdapterChanged(t *testing.T) {
-	ad := adapterWith(nil, map[string]string{"eval": "{run_dir}/eval.jsonl"})
-	ad.Commands = map[string]string{"train": "python train.py"}
-	before := Material{Adapter: AdapterDigest(ad), AdapterFields: adapterFields(ad)}
-	ad.Commands["train"] = "python train.py --lr 0.9"
-	ad.Metrics.Sources["eval"] = adapter.Source{Path: "elsewhere.jsonl"}
-	ad.Outputs = []string{"wandb/"}
-	after := Material{Adapter: AdapterDigest(ad), AdapterFields: adapterFields(ad)}
-	if diff := cmp.Diff("commands, metric sources, outputs", adapterChanged(before, after)); diff != "" {
-		t.Errorf("adapterChanged (-want +got):\n%s", diff)
-	}
-	if got := adapterChanged(before, before); got != "" {
-		t.Errorf("no change reported as %q", got)
 	}
 }
 

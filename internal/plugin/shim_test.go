@@ -23,8 +23,8 @@ import (
 )
 
 // The plugin's scripts/rlxp gets the released binary: the test builds a
-// release archive with the layout .goreleaser.yaml gives it (rlxp and
-// rlxp-guard at the top of rlxp_VERSION_OS_ARCH.tar.gz, a real rlxp built with the version
+// release archive with the layout .goreleaser.yaml gives it (rlxp, rlxp-core
+// and rlxp-guard at the top of rlxp_VERSION_OS_ARCH.tar.gz, a real rlxp built with the version
 // stamped), serves it from 127.0.0.1 and runs the shim of a plugin that has
 // no bin/rlxp.
 
@@ -55,6 +55,7 @@ func releaseArchive(t *testing.T) (string, []byte) {
 		return exe
 	}
 	exe := build("./cmd/rlxp", "-ldflags", "-X main.version="+shimVersion)
+	core := build("./cmd/rlxp-core", "-ldflags", "-X main.version="+shimVersion)
 	guard := build("./cmd/rlxp-guard")
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
@@ -63,7 +64,7 @@ func releaseArchive(t *testing.T) (string, []byte) {
 		name string
 		mode int64
 		data []byte
-	}{{"README.md", 0o644, []byte("# rlxp\n")}, {"rlxp", 0o755, exe}, {"rlxp-guard", 0o755, guard}} {
+	}{{"README.md", 0o644, []byte("# rlxp\n")}, {"rlxp", 0o755, exe}, {"rlxp-core", 0o755, core}, {"rlxp-guard", 0o755, guard}} {
 		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: f.mode, Size: int64(len(f.data)), Typeflag: tar.TypeReg}); err != nil {
 			t.Fatal(err)
 		}
@@ -195,6 +196,11 @@ func TestShimDownloadsVerifiesAndCaches(t *testing.T) {
 			t.Errorf("temporary files left in the cache: %v", leftovers)
 		}
 		rel.srv.Close()
+		// The front hands other commands to the rlxp-core installed beside it.
+		r = runShim(t, plugin, cache, rel.srv.URL, "", "help", "exit-codes")
+		if r.code != 0 || !strings.HasPrefix(r.stdout, "Every rlxp command exits with one of:") {
+			t.Errorf("a command of rlxp-core through the cache: %+v", r)
+		}
 		r = runShim(t, plugin, cache, rel.srv.URL, "", "--version")
 		if n := rel.requests.Load(); n != 1 {
 			t.Errorf("second call made a request (%d in all)", n)
@@ -233,7 +239,7 @@ func TestShimDownloadsVerifiesAndCaches(t *testing.T) {
 			t.Errorf("tampered: %+v, want exit 127", r)
 		}
 		oneLine(t, r, "does not match the sha256 the plugin records for it")
-		oneLine(t, r, "go install github.com/rlxp/rlxp/cmd/rlxp@v"+shimVersion)
+		oneLine(t, r, "go install github.com/rlxp/rlxp/cmd/...@v"+shimVersion)
 		if _, err := os.Stat(cacheBin(cache)); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("a binary was installed from a tampered archive: %v", err)
 		}
