@@ -16,7 +16,7 @@ func (g *Guard) Decide(command, cwd string) Decision {
 // every command that touches it: runs in it (after any cd), or names a
 // script or directory inside it.
 func (g *Guard) decide(command, cwd string, canAsk bool) Decision {
-	a := analyzer{home: g.Home}
+	a := analyzer{home: g.Home, settled: g.settled}
 	a.source(command, 0, &scope{vars: map[string]string{}, dirs: []string{cwd}})
 	if a.tooDeep != "" {
 		if g.root(cwd) == "" {
@@ -307,6 +307,40 @@ func hasUnknown(dirs []string) bool {
 	for _, d := range dirs {
 		if d == "" {
 			return true
+		}
+	}
+	return false
+}
+
+// settled reports a command whose files the guard need not read: the
+// declared preflight, the declared train and eval commands (refused as
+// they are), and a script guard.allow names.
+func (g *Guard) settled(c call) bool {
+	for _, d := range c.dirs {
+		if d == "" {
+			continue
+		}
+		n, unknown := normalize(c, d)
+		if unknown != "" || len(n) == 0 {
+			continue
+		}
+		for _, r := range g.rootsOf(c) {
+			p := g.policy(r)
+			if p.preflightMatch(c.env, n) {
+				return true
+			}
+			for _, pat := range p.launches {
+				if pat.matches(c.env, n) {
+					return true
+				}
+			}
+			script := n[0]
+			if script == "python" && len(n) > 1 {
+				script = n[1]
+			}
+			if rel, err := filepath.Rel(r, script); err == nil && filepath.IsAbs(script) && !strings.HasPrefix(rel, "..") && allowed(rel, p.allow) {
+				return true
+			}
 		}
 	}
 	return false

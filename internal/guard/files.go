@@ -182,12 +182,33 @@ func (a *analyzer) recordCopy(c call) {
 // followFile follows a command that runs a file the line wrote before it:
 // the file's text runs, or the files it was made from do.
 func (a *analyzer) followFile(c call, sc *scope, depth int) {
-	if len(a.files) == 0 {
-		return
-	}
 	file, python := ranFile(c)
 	if file == "" {
+		// python -m MODULE runs the module's file, found from where it runs.
+		name := programName(c.argv[0], c.exact[0])
+		if isPython(name) && c.exact[0] {
+			if py, _ := pythonProgram(name, c.argv, c.exact, c.stdin, c.open); py.module != "" {
+				for _, d := range c.dirs {
+					if p := localModule(py.module, []string{d}); p != "" {
+						a.followDisk(c, p, true, sc, depth)
+					}
+				}
+			}
+		}
 		return
+	}
+	if !a.followWritten(c, file, python, sc, depth) && (a.settled == nil || !a.settled(c)) {
+		for _, p := range diskFiles(file, c.dirs) {
+			a.followDisk(c, p, python, sc, depth)
+		}
+	}
+}
+
+// followWritten follows a file the line wrote before running it; false
+// when the line wrote no such file.
+func (a *analyzer) followWritten(c call, file string, python bool, sc *scope, depth int) bool {
+	if len(a.files) == 0 {
+		return false
 	}
 	for _, d := range c.dirs {
 		if d == "" && !filepath.IsAbs(file) {
@@ -219,8 +240,9 @@ func (a *analyzer) followFile(c call, sc *scope, depth int) {
 		if o.unknown {
 			a.opaque(file, "what "+file+" holds (the command line writes it from a program's output)", c.text, sc)
 		}
-		return
+		return true
 	}
+	return false
 }
 
 // ranFile is the file a command runs as a program: a script a shell runs,
@@ -237,8 +259,15 @@ func ranFile(c call) (file string, python bool) {
 		}
 	case strings.Contains(c.argv[0], "/"):
 		return c.argv[0], false
+	case strings.HasSuffix(name, ".py"):
+		return name, true // uv run x.py, pixi run x.py
 	}
 	return "", false
+}
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // content is the origin of what a statement writes to its standard

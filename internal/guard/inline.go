@@ -73,9 +73,19 @@ func (a *analyzer) code(code string, python bool, sc *scope, depth int) {
 				src = append(src, rest)
 			}
 		}
-		for _, m := range imports(code) {
-			src = append(src, "python -m "+shellQuote(m))
+		// An import the statements show is judged by what it takes from
+		// the module; one only a string shows (exec("import train")) by
+		// the module's name.
+		stated := map[string]bool{}
+		for _, imp := range pyImports(code) {
+			stated[imp.module] = true
 		}
+		for _, m := range imports(code) {
+			if !stated[m] {
+				src = append(src, "python -m "+shellQuote(m))
+			}
+		}
+		defer a.imports(code, sc.dirs, sc, depth+1)
 		if runsSource(code) {
 			for _, l := range lits {
 				switch before := strings.TrimRight(code[:l.start], " \t"); {

@@ -70,6 +70,12 @@ type analyzer struct {
 	// them, by absolute path: what each holds, as far as the guard can
 	// tell.
 	files map[string]*origin
+	// read are the files read from disk so far, by absolute path.
+	read map[string]bool
+	// settled reports a command whose verdict does not hang on what its
+	// files hold (the declared preflight, a script guard.allow names):
+	// they are not read.
+	settled func(c call) bool
 }
 
 // A scope is what a command inherits from the shell that runs it.
@@ -559,7 +565,8 @@ type Command struct {
 // Commands lists the simple commands shell source runs, seen the way the
 // guard sees a command line; the audit reads runner scripts with it.
 func Commands(src string) []Command {
-	a := analyzer{}
+	// The scripts a runner script runs are read by the audit on its own.
+	a := analyzer{settled: func(call) bool { return true }}
 	a.source(src, 0, &scope{vars: map[string]string{}, dirs: []string{""}})
 	out := make([]Command, len(a.cmds))
 	for i, c := range a.cmds {

@@ -130,6 +130,8 @@ func (a *analyzer) shell(env map[string]string, args []string, exact []bool, tex
 				continue
 			case w == "--command":
 				command = true
+			case w == "-n" || w == "--noexec" || w == "--no-execute" || strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "--") && strings.ContainsRune(w[1:], 'n'):
+				return // reads the script without running it
 			case !strings.HasPrefix(w, "--"):
 				command = command || strings.ContainsRune(w[1:], 'c')
 				fromStdin = fromStdin || strings.ContainsRune(w[1:], 's')

@@ -1,0 +1,112 @@
+package guard_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// diskRepo adds to the forms repository the files an agent saves with one
+// tool call and runs with another: launchers under names that say
+// nothing, and everyday scripts next to them that only look similar.
+func diskRepo(t *testing.T) string {
+	t.Helper()
+	repo, _, _ := formsRepo(t)
+	files := map[string]string{
+		// A trainer as real repositories write one: it trains when run, not
+		// when imported.
+		"train.py": "\"\"\"Train a policy.\n\n    python train.py --config configs/a.json\n\"\"\"\nimport torch\n\n\nclass Policy(torch.nn.Module):\n    pass\n\n\ndef main():\n    for step in range(10):\n        pass\n\n\nif __name__ == \"__main__\":\n    main()\n",
+		// One that trains at import time, CleanRL style.
+		"ppo_train.py":    "import torch\nclass Agent:\n    pass\nargs = parse()\nfor update in range(100):\n    pass\n",
+		"run.py":          "import subprocess\nsubprocess.run([\"python3\", \"train.py\", \"--seed\", \"1\"], check=True)\n",
+		"go.sh":           "#!/bin/bash\nset -e\npython3 train.py --lr 3e-4\n",
+		"sysx.py":         "import sys, subprocess\nsubprocess.Popen([sys.executable, 'train.py'])\n",
+		"osys.py":         "import os\nos.system(f\"python3 train.py --seed {1}\")\n",
+		"vec.py":          "import subprocess\n\ncmd = [\n    \"torchrun\", \"--nproc_per_node=8\", \"x.py\",\n]\nsubprocess.check_call(cmd)\n",
+		"rp.py":           "import runpy\nrunpy.run_path('train.py', run_name='__main__')\n",
+		"ex.py":           "exec(open('train.py').read())\n",
+		"il.py":           "import importlib\nimportlib.import_module('train').main()\n",
+		"entry.py":        "from train import main\nmain()\n",
+		"attr.py":         "import train\n\ntrain.main()\n",
+		"atimport.py":     "from ppo_train import Agent\nprint(Agent)\n",
+		"helpers.py":      "import subprocess\n\n\ndef fmt(x):\n    return str(x)\n\n\ndef start(cfg):\n    subprocess.run(['python3', 'train.py', '--config', cfg])\n",
+		"kick.py":         "from helpers import start\nstart('configs/a.json')\n",
+		"chain1.sh":       "bash chain2.sh\n",
+		"chain2.sh":       "python3 chain3.py\n",
+		"chain3.py":       "import subprocess\nsubprocess.call('accelerate launch x.py', shell=True)\n",
+		"approve.sh":      "rlxp contract approve --all --yes\n",
+		"ledger.sh":       "echo '{}' >> .rlxp/ledger.jsonl\n",
+		"tools/kick.py":   "import os\nos.execvp('python3', ['python3', 'train.py'])\n",
+		"scripts/self.sh": "#!/usr/bin/env bash\nDIR=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\npython3 \"$DIR/../train.py\" \"$@\"\n",
+		"scripts/arg.sh":  "python3 \"$1\"\n",
+		"scripts/notes":   "#!/bin/sh\nexec sbatch job.slurm\n",
+		"pyshebang":       "#!/usr/bin/env python3\nimport subprocess\nsubprocess.run(['bash', 'go.sh'])\n",
+		// Everyday scripts: an evaluation that borrows the trainer's class,
+		// one whose docstring and help show how training is run, tests, and
+		// scripts that call git or evaluate.
+		"evaluate.py":     "\"\"\"Evaluate a checkpoint trained with `python train.py`.\"\"\"\nimport argparse\nimport subprocess\nfrom train import Policy\nfrom transformers.trainer_utils import set_seed\n\np = argparse.ArgumentParser(description='run python train.py first')\np.add_argument('--out', help='where python train.py wrote the policy')\nsha = subprocess.check_output(['git', 'rev-parse', 'HEAD'])\n\nif __name__ == '__main__':\n    print(Policy, sha, set_seed)\n",
+		"use.py":          "import train\nprint(train.Policy)\nfrom helpers import fmt\nprint(fmt(1))\n",
+		"scripts/test.sh": "#!/bin/bash\nset -euo pipefail\nDIR=\"$(cd \"$(dirname \"$0\")\" && pwd)\"\npython3 -m pytest -q \"$DIR/../tests\"\npython3 \"$DIR/../evaluate.py\" --out runs/x\n",
+		"tools/lint.py":   "import subprocess, sys\nsys.exit(subprocess.call([sys.executable, '-m', 'ruff', 'check', '.']))\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(repo, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A link made by an earlier call, under a name that says nothing.
+	if err := os.Symlink("go.sh", filepath.Join(repo, "y")); err != nil {
+		t.Fatal(err)
+	}
+	return repo
+}
+
+// TestScriptsOnDisk: a script saved by one tool call and run by another is
+// judged by what it holds when the command runs it.
+func TestScriptsOnDisk(t *testing.T) {
+	repo := diskRepo(t)
+	const launch, approve, writes = "starts training directly", "human act", "written by rlxp alone"
+	checkForms(t, repo, []struct{ cmd, want string }{
+		{"python3 run.py", launch},
+		{"uv run run.py", launch},
+		{"bash go.sh", launch},
+		{"./go.sh", launch},
+		{"sh go.sh && echo done", launch},
+		{"source go.sh", launch},
+		{". ./go.sh", launch},
+		{"sh < go.sh", launch},
+		{"nohup ./go.sh > log 2>&1 &", launch},
+		{"./y", launch},
+		{"python3 sysx.py", launch},
+		{"python3 osys.py", launch},
+		{"python3 vec.py", "torchrun"},
+		{"python3 rp.py", launch},
+		{"python3 ex.py", launch},
+		{"python3 il.py", launch},
+		{"python3 entry.py", launch},
+		{"python3 attr.py", launch},
+		{"python3 atimport.py", launch},
+		{"python3 kick.py", launch},
+		{"bash chain1.sh", "accelerate launch"},
+		{"python3 -m tools.kick", launch},
+		{"bash scripts/self.sh --seed 1", launch},
+		{"bash scripts/arg.sh train.py", launch},
+		{"scripts/notes", "sbatch"},
+		{"./pyshebang", launch},
+		{"bash approve.sh", approve},
+		{"sh ledger.sh", writes},
+	})
+	checkForms(t, repo, []struct{ cmd, want string }{
+		{"python3 evaluate.py --out runs/x", "allow"},
+		{"python3 use.py", "allow"},
+		{"bash scripts/test.sh", "allow"},
+		{"bash scripts/arg.sh tools/constraints.py", "allow"},
+		{"python3 tools/lint.py && python3 helpers.py", "allow"},
+		{"python3 -c 'from train import Policy; print(Policy)'", "allow"},
+		{"cat go.sh run.py && bash -n go.sh && python3 -m py_compile run.py", "allow"},
+	})
+}

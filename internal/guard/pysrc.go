@@ -1,0 +1,583 @@
+package guard
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// python follows a Python file the command runs, read from disk: the
+// processes it starts and the Python it executes where a call names them
+// with literals, and the modules it imports. Unlike inline code, a file's
+// other string literals (docstrings, help texts, usage examples) are not
+// command lines: only the arguments of the calls that start processes or
+// run code are.
+func (a *analyzer) python(text, path string, sc *scope, depth int) {
+	var src []string
+	src = append(src, spawnCalls(text)...)
+	src = append(src, execCalls(text)...)
+	seen := map[string]bool{}
+	for _, s := range src {
+		if !seen[s] {
+			seen[s] = true
+			a.source(s, depth, sc)
+		}
+	}
+	a.imports(text, append([]string{filepath.Dir(path)}, sc.dirs...), sc, depth)
+}
+
+// spawnRe finds the calls that start a process: subprocess and os
+// functions, and Popen, check_call, check_output imported on their own.
+var spawnRe = regexp.MustCompile(`\b(?:(?:subprocess|sp)\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|os\.(?:system|popen|exec[lv]p?e?|spawn[lv]p?e?|posix_spawnp?)|pty\.spawn|pexpect\.(?:spawn|run)|Popen|check_call|check_output|getoutput|asyncio\.create_subprocess_(?:exec|shell))\s*\(`)
+
+// bareRunRe finds run( and call( when the code imports them from
+// subprocess.
+var bareRunRe = regexp.MustCompile(`(?:^|[^\w.])(?:run|call)\s*\(`)
+
+// spawnCalls lists the command lines the calls that start processes run,
+// where their program is a literal: a string (os.system("python
+// train.py")), a list of literals ([sys.executable, "train.py"]), or a
+// variable assigned one of these before the call.
+func spawnCalls(code string) []string {
+	var out []string
+	locs := spawnRe.FindAllStringIndex(code, -1)
+	if strings.Contains(code, "from subprocess import") {
+		locs = append(locs, bareRunRe.FindAllStringIndex(code, -1)...)
+	}
+	for _, l := range locs {
+		for _, osExec := range []string{"os.exec", "os.spawn", "os.posix_spawn"} {
+			if strings.HasPrefix(code[l[0]:], osExec) {
+				// os.execv(path, args), os.spawnv(mode, path, args): the
+				// argument vector is the last list.
+				if cmd := pyCommand(code, lastListArg(code, l[1]), l[0]); cmd != "" {
+					out = append(out, cmd)
+				}
+			}
+		}
+		if cmd := pyCommand(code, l[1], l[0]); cmd != "" {
+			out = append(out, cmd)
+		}
+	}
+	return out
+}
+
+// lastListArg is where the last list argument of the call whose
+// arguments start at i begins.
+func lastListArg(code string, i int) int {
+	depth, at := 0, i
+	for j := i; j < len(code); j++ {
+		switch code[j] {
+		case '(', '[', '{':
+			if depth == 0 && code[j] == '[' {
+				at = j
+			}
+			depth++
+		case ')', ']', '}':
+			if depth == 0 {
+				return at
+			}
+			depth--
+		case '\'', '"':
+			if _, end, ok := pyString(code, j); ok {
+				j = end - 1
+			}
+		}
+	}
+	return at
+}
+
+// pyCommand is the command line of the Python expression at i, when it
+// is a literal command: a string, a list of literals whose first word is
+// a literal, or a name assigned one of these before pos.
+func pyCommand(code string, i, pos int) string {
+	i = skipSpace(code, i)
+	if i >= len(code) {
+		return ""
+	}
+	for _, wrap := range []string{"shlex.split(", "\" \".join(", "' '.join("} {
+		if strings.HasPrefix(code[i:], wrap) {
+			i = skipSpace(code, i+len(wrap))
+		}
+	}
+	switch {
+	case i < len(code) && (code[i] == '[' || code[i] == '('):
+		return pyVector(code, i+1)
+	case pyStringStart(code, i):
+		s, _, ok := pyString(code, i)
+		if !ok || strings.TrimSpace(s) == "" {
+			return ""
+		}
+		if strings.ContainsAny(strings.TrimSpace(s), " \t\n") {
+			return s
+		}
+		return shellQuote(strings.TrimSpace(s))
+	}
+	name := identAt(code, i)
+	if name == "" || name == "sys" {
+		return ""
+	}
+	// The last assignment of name before the call.
+	re := regexp.MustCompile(`(?m)^[ \t]*` + regexp.QuoteMeta(name) + `[ \t]*(?::[^=\n]*)?=[ \t]*`)
+	best := -1
+	for _, m := range re.FindAllStringIndex(code[:pos], -1) {
+		if m[1] < len(code) && code[m[1]] != '=' {
+			best = m[1]
+		}
+	}
+	if best < 0 {
+		return ""
+	}
+	return pyCommand(code, best, best)
+}
+
+// pyVector is the command line of a list of literals starting at i
+// (after the bracket), up to the first element that is not a literal;
+// sys.executable is the word python.
+func pyVector(code string, i int) string {
+	var words []string
+	for {
+		i = skipSpace(code, i)
+		switch {
+		case i >= len(code):
+		case strings.HasPrefix(code[i:], "sys.executable"):
+			words = append(words, "python")
+			i += len("sys.executable")
+			i = skipSpace(code, i)
+			if i < len(code) && code[i] == ',' {
+				i++
+				continue
+			}
+		case pyStringStart(code, i):
+			s, end, ok := pyString(code, i)
+			if !ok {
+				break
+			}
+			j := skipSpace(code, end)
+			if j < len(code) && code[j] != ',' && code[j] != ']' && code[j] != ')' {
+				break // "a" + b: not a literal
+			}
+			words = append(words, shellQuote(s))
+			if j < len(code) && code[j] == ',' {
+				i = j + 1
+				continue
+			}
+		}
+		break
+	}
+	if len(words) == 0 {
+		return ""
+	}
+	return strings.Join(words, " ")
+}
+
+// execRe finds the calls that run Python source from a file or a module
+// named by a literal.
+var execRe = regexp.MustCompile(`\b(?:exec\s*\(\s*(?:compile\s*\(\s*)?open\s*\(|execfile\s*\(|run_path\s*\(|(?:spec_from_file_location|SourceFileLoader|load_source)\s*\([^,()]*,|run_module\s*\(|import_module\s*\(|__import__\s*\()`)
+
+// execCalls lists, as command lines, the Python files and modules that
+// exec, runpy and importlib calls run.
+func execCalls(code string) []string {
+	var out []string
+	for _, l := range execRe.FindAllStringIndex(code, -1) {
+		i := skipSpace(code, l[1])
+		if !pyStringStart(code, i) {
+			continue
+		}
+		s, _, ok := pyString(code, i)
+		if !ok || s == "" || strings.ContainsAny(s, " \t\n") {
+			continue
+		}
+		call := code[l[0]:l[1]]
+		switch {
+		case strings.Contains(call, "run_module") || strings.Contains(call, "import_module") || strings.Contains(call, "__import__"):
+			if strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") == "" {
+				out = append(out, "python -m "+shellQuote(s))
+			}
+		default:
+			out = append(out, "python "+shellQuote(s))
+		}
+	}
+	return out
+}
+
+func skipSpace(code string, i int) int {
+	for i < len(code) && strings.IndexByte(" \t\r\n\\", code[i]) >= 0 {
+		i++
+	}
+	return i
+}
+
+func identAt(code string, i int) string {
+	j := i
+	for j < len(code) && (code[j] == '_' || 'a' <= code[j]|0x20 && code[j]|0x20 <= 'z' || j > i && '0' <= code[j] && code[j] <= '9') {
+		j++
+	}
+	return code[i:j]
+}
+
+// pyStringStart reports a string literal at i, with its prefix (f, r, b,
+// u and their pairs).
+func pyStringStart(code string, i int) bool {
+	for k := 0; k < 3 && i+k < len(code); k++ {
+		c := code[i+k]
+		if c == '\'' || c == '"' {
+			return true
+		}
+		if !strings.ContainsRune("fFrRbBuU", rune(c)) {
+			return false
+		}
+	}
+	return false
+}
+
+// pyString reads the string literal at i: its value (escapes resolved
+// except in raw strings; an f-string's fields are kept as written) and
+// where it ends.
+func pyString(code string, i int) (string, int, bool) {
+	raw := false
+	for i < len(code) && code[i] != '\'' && code[i] != '"' {
+		raw = raw || code[i]|0x20 == 'r'
+		i++
+	}
+	if i >= len(code) {
+		return "", i, false
+	}
+	q := code[i : i+1]
+	if strings.HasPrefix(code[i:], q+q+q) {
+		q += q + q
+	}
+	var b strings.Builder
+	j := i + len(q)
+	for j < len(code) && !strings.HasPrefix(code[j:], q) {
+		if len(q) == 1 && code[j] == '\n' {
+			return "", j, false
+		}
+		if code[j] == '\\' && j+1 < len(code) && !raw {
+			switch code[j+1] {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			default:
+				b.WriteByte(code[j+1])
+			}
+			j += 2
+			continue
+		}
+		b.WriteByte(code[j])
+		j++
+	}
+	if j >= len(code) {
+		return "", j, false
+	}
+	return b.String(), j + len(q), true
+}
+
+// A pyImport is one module a Python file imports, and the names it takes
+// from it: those of from … import, or the attributes the code reads from
+// the module's name.
+type pyImport struct {
+	module string
+	names  []string
+	bare   bool // import M with no attribute read: for its effect alone
+}
+
+var (
+	fromRe   = regexp.MustCompile(`(?m)(?:^|;)[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n;#]+)`)
+	importRe = regexp.MustCompile(`(?m)(?:^|;)[ \t]*import[ \t]+([^\n;#]+)`)
+)
+
+// pyImports lists what Python code imports.
+func pyImports(code string) []pyImport {
+	var out []pyImport
+	for _, m := range fromRe.FindAllStringSubmatch(code, -1) {
+		imp := pyImport{module: m[1]}
+		for _, n := range strings.Split(strings.Trim(m[2], "() \t\r\n"), ",") {
+			f := strings.Fields(n)
+			if len(f) > 0 {
+				imp.names = append(imp.names, f[0])
+			}
+		}
+		out = append(out, imp)
+	}
+	for _, m := range importRe.FindAllStringSubmatch(code, -1) {
+		for _, part := range strings.Split(m[1], ",") {
+			f := strings.Fields(part)
+			if len(f) == 0 || !moduleName(f[0]) {
+				continue
+			}
+			alias := f[0]
+			if len(f) == 3 && f[1] == "as" {
+				alias = f[2]
+			}
+			imp := pyImport{module: f[0]}
+			re := regexp.MustCompile(`(?:^|[^\w.])` + regexp.QuoteMeta(alias) + `\.(\w+)`)
+			for _, a := range re.FindAllStringSubmatch(code, -1) {
+				imp.names = append(imp.names, a[1])
+			}
+			imp.bare = len(imp.names) == 0
+			out = append(out, imp)
+		}
+	}
+	return out
+}
+
+func moduleName(s string) bool {
+	return s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") == ""
+}
+
+// entryName reports a name that starts a trainer when called: main, run
+// and the like, a function named for training, or everything (*).
+// Classes and helpers (Policy, make_env) do not.
+func entryName(n string) bool {
+	switch n {
+	case "*", "main", "run", "cli", "app", "fit", "learn", "start", "launch":
+		return true
+	}
+	return n != "" && 'a' <= n[0] && n[0] <= 'z' && trainerName([]string{n})
+}
+
+// imports follows the modules Python code imports. A module named for
+// training runs the trainer when the code imports it for its effect
+// alone, takes an entry point from it (from train import main), or when
+// the module's own file, found in dirs, trains at import time; a class
+// or helper taken from it (from train import Policy) runs nothing. A
+// module found in dirs is followed: the code it runs at import time, and
+// the functions taken from it.
+func (a *analyzer) imports(code string, dirs []string, sc *scope, depth int) {
+	for _, imp := range pyImports(code) {
+		mod := imp.module
+		base := dirs
+		if strings.HasPrefix(mod, ".") {
+			// A relative import, from the file's own package.
+			if len(dirs) == 0 || dirs[0] == "" {
+				continue
+			}
+			d := dirs[0]
+			trimmed := strings.TrimLeft(mod, ".")
+			for k := 1; k < len(mod)-len(trimmed); k++ {
+				d = filepath.Dir(d)
+			}
+			base, mod = []string{d}, trimmed
+		}
+		var names []string
+		var subs []pyImport
+		for _, n := range imp.names {
+			// from pkg import module: the module itself is imported.
+			if mod == "" || localModule(mod+"."+n, base) != "" {
+				subs = append(subs, pyImport{module: strings.TrimPrefix(mod+"."+n, "."), bare: true})
+				continue
+			}
+			names = append(names, n)
+		}
+		for _, s := range subs {
+			a.importModule(s.module, nil, true, base, sc, depth)
+		}
+		if mod != "" && (len(subs) == 0 || len(names) > 0) {
+			a.importModule(mod, names, imp.bare, base, sc, depth)
+		}
+	}
+}
+
+// importModule follows one module imported with names taken from it.
+func (a *analyzer) importModule(mod string, names []string, bare bool, dirs []string, sc *scope, depth int) {
+	file := localModule(mod, dirs)
+	trainer := trainerName(strings.Split(mod, "."))
+	entry := bare
+	for _, n := range names {
+		entry = entry || entryName(n)
+	}
+	if trainer && entry {
+		a.source("python -m "+shellQuote(mod), depth, sc)
+		return
+	}
+	if file == "" || a.read[file] {
+		return
+	}
+	text, state := a.readScript(file)
+	if state != fileText {
+		return
+	}
+	inner := sc.with(sc.dirs)
+	inner.via = chain(sc.via, "it imports "+mod+" ("+shownPath(file, sc.dirs)+")")
+	if trainer && trainsOnImport(text) {
+		a.source("python -m "+shellQuote(mod), depth, inner)
+		return
+	}
+	a.python(reachable(text, names, false), file, inner, depth+1)
+}
+
+// localModule is the file of a module found under one of dirs, or "".
+func localModule(mod string, dirs []string) string {
+	rel := filepath.FromSlash(strings.ReplaceAll(mod, ".", "/"))
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		for _, p := range []string{filepath.Join(d, rel+".py"), filepath.Join(d, rel, "__init__.py")} {
+			if fileExists(p) {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// trainsOnImport reports a Python file that does work when imported:
+// a call or a loop among its top-level statements, not only imports,
+// definitions, assignments and a main block.
+func trainsOnImport(text string) bool {
+	for _, bl := range pyBlocks(text) {
+		if bl.name != "" || bl.main {
+			continue
+		}
+		t := strings.TrimSpace(bl.text)
+		if strings.HasPrefix(t, "for ") || strings.HasPrefix(t, "while ") || strings.HasPrefix(t, "with ") || callStatement(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// callStatement reports a statement that is a call: main(), trainer.fit().
+func callStatement(s string) bool {
+	i := 0
+	for i < len(s) && (s[i] == '_' || s[i] == '.' || 'a' <= s[i]|0x20 && s[i]|0x20 <= 'z' || '0' <= s[i] && s[i] <= '9') {
+		i++
+	}
+	return i > 0 && i < len(s) && s[i] == '('
+}
+
+// A pyBlock is one top-level statement of a Python file with its body:
+// a definition (name set), an if __name__ == "__main__" block, or other
+// code run on import.
+type pyBlock struct {
+	name string
+	main bool
+	text string
+}
+
+// pyBlocks splits a Python file into its top-level statements.
+func pyBlocks(text string) []pyBlock {
+	var out []pyBlock
+	var cur *pyBlock
+	decorated := ""
+	for _, line := range logicalLines(text) {
+		trimmed := strings.TrimSpace(line)
+		if trimmed == "" {
+			continue
+		}
+		if line[0] == ' ' || line[0] == '\t' {
+			if cur != nil {
+				cur.text += line + "\n"
+			}
+			continue
+		}
+		if strings.HasPrefix(trimmed, "@") {
+			decorated += line + "\n"
+			continue
+		}
+		b := pyBlock{text: decorated + line + "\n"}
+		decorated = ""
+		t := strings.TrimPrefix(trimmed, "async ")
+		switch {
+		case strings.HasPrefix(t, "def ") || strings.HasPrefix(t, "class "):
+			_, rest, _ := strings.Cut(t, " ")
+			b.name = identAt(strings.TrimSpace(rest), 0)
+		case strings.HasPrefix(t, "if __name__"):
+			b.main = true
+		}
+		out = append(out, b)
+		cur = &out[len(out)-1]
+	}
+	return out
+}
+
+// reachable is the part of a Python file that may run: the code it runs
+// on import (and its main block, when it runs as a program), the
+// functions and classes named in roots, and, over and over, every
+// function or class that code names.
+func reachable(text string, roots []string, main bool) string {
+	blocks := pyBlocks(text)
+	in := make([]bool, len(blocks))
+	var b strings.Builder
+	for i, bl := range blocks {
+		if bl.name == "" && (main || !bl.main) {
+			in[i] = true
+			b.WriteString(bl.text)
+		}
+	}
+	named := " " + strings.Join(roots, " ") + " "
+	for changed := true; changed; {
+		changed = false
+		code := b.String()
+		for i, bl := range blocks {
+			if in[i] || bl.name == "" {
+				continue
+			}
+			if strings.Contains(named, " "+bl.name+" ") || mentions(code, bl.name) {
+				in[i], changed = true, true
+				b.WriteString(bl.text)
+			}
+		}
+	}
+	return b.String()
+}
+
+// mentions reports name as a whole word in code.
+func mentions(code, name string) bool {
+	for i := 0; ; {
+		j := strings.Index(code[i:], name)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(name)
+		if (j == 0 || !wordByte(code[j-1])) && (end == len(code) || !wordByte(code[end])) {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+func wordByte(c byte) bool {
+	return c == '_' || 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9'
+}
+
+// logicalLines splits Python source into lines, joining those inside
+// brackets and triple-quoted strings to the line they start on.
+func logicalLines(text string) []string {
+	var out []string
+	var cur strings.Builder
+	depth := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c == '#':
+			for i < len(text) && text[i] != '\n' {
+				i++
+			}
+			i--
+			continue
+		case c == '\'' || c == '"':
+			if _, end, ok := pyString(text, i); ok {
+				cur.WriteString(text[i:end])
+				i = end - 1
+				continue
+			}
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']' || c == '}':
+			depth = max(depth-1, 0)
+		case c == '\n' && depth == 0:
+			out = append(out, cur.String())
+			cur.Reset()
+			continue
+		}
+		cur.WriteByte(c)
+	}
+	if cur.Len() > 0 {
+		out = append(out, cur.String())
+	}
+	return out
+}
