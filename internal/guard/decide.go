@@ -143,11 +143,11 @@ func (g *Guard) withNote(d Decision, roots []string) Decision {
 // judge decides on one simple command inside the repositories roots.
 func (g *Guard) judge(c call, roots []string, canAsk bool) Decision {
 	if c.opaqueWhy != "" {
-		return unverifiable(c.text, c.argv[0], c.opaqueWhy)
+		return c.unknown(c.argv[0], c.opaqueWhy, roots, g)
 	}
 	name := programName(c.argv[0], c.exact[0])
 	if name == "" {
-		return unverifiable(c.text, c.argv[0], "the program")
+		return c.unknown(c.argv[0], "the program", roots, g)
 	}
 	if args, exact, ok := rlxpArgs(c.argv, c.exact); ok {
 		return g.rlxp(c, args, exact, canAsk)
@@ -165,7 +165,7 @@ func (g *Guard) judge(c call, roots []string, canAsk bool) Decision {
 		}
 		n, unknown := normalize(c, d)
 		if unknown != "" {
-			return unverifiable(c.text, unknown, "the program "+filepath.Base(c.argv[0])+" runs")
+			return c.unknown(unknown, "the program "+filepath.Base(c.argv[0])+" runs", roots, g)
 		}
 		if asksHelp(n) {
 			return Decision{}
@@ -198,6 +198,30 @@ func (g *Guard) judge(c call, roots []string, canAsk bool) Decision {
 // cannot resolve without running something.
 func unverifiable(text, word, what string) Decision {
 	return denyf("%s: cannot verify %s: %s cannot be resolved without running something; inside a repository with .rlxp/ the guard refuses what it cannot verify: write the command out literally", quote(text), what, quote(word))
+}
+
+// unknown decides on a command whose program hangs on word, which the
+// guard cannot resolve. On the command line the agent wrote, it is
+// refused as unverifiable. In a file read from disk (a script the command
+// runs, a module it imports), where such words are everyday
+// (${PYTHON:-python3}, "$@", the lines of ~/.bashrc), the word is judged
+// by the name it ends in when that is literal ($DIR/train.py is a
+// training script) and allowed otherwise.
+func (c call) unknown(word, what string, roots []string, g *Guard) Decision {
+	if !c.fromDisk {
+		return unverifiable(c.text, word, what)
+	}
+	i := strings.LastIndexByte(word, '/')
+	base := word[i+1:]
+	if i < 0 || base == "" || strings.ContainsAny(base, "$`*?[{}()<>\\'\"") {
+		return Decision{}
+	}
+	for _, r := range roots {
+		if what := trainingScript(base, r, nil); what != "" && (strings.HasSuffix(base, ".py") || strings.HasSuffix(base, ".sh")) {
+			return denyf("%s starts training directly with %s: %s", quote(c.text), what, launchAdvice)
+		}
+	}
+	return Decision{}
 }
 
 // preflightMatch reports the declared preflight.

@@ -40,6 +40,7 @@ func (a *analyzer) followDisk(c call, path string, python bool, sc *scope, depth
 	}
 	inner := sc.with(c.dirs)
 	inner.stdin = input{}
+	inner.fromDisk = true
 	inner.via = chain(sc.via, quote(c.text)+" runs "+shownPath(path, c.dirs)+", which runs")
 	first, _, _ := strings.Cut(text, "\n")
 	interp := ""
@@ -48,7 +49,7 @@ func (a *analyzer) followDisk(c call, path string, python bool, sc *scope, depth
 	}
 	switch {
 	case python || isPython(interp):
-		a.python(reachable(text, nil, true), path, inner, depth+1)
+		a.python(text, path, nil, true, inner, depth+1)
 	case interp == "" || isShell(interp):
 		inner.vars = positional(path, c)
 		a.source(selfDir(text, filepath.Dir(path)), depth+1, inner)

@@ -47,6 +47,8 @@ func diskRepo(t *testing.T) string {
 		"evaluate.py":     "\"\"\"Evaluate a checkpoint trained with `python train.py`.\"\"\"\nimport argparse\nimport subprocess\nfrom train import Policy\nfrom transformers.trainer_utils import set_seed\n\np = argparse.ArgumentParser(description='run python train.py first')\np.add_argument('--out', help='where python train.py wrote the policy')\nsha = subprocess.check_output(['git', 'rev-parse', 'HEAD'])\n\nif __name__ == '__main__':\n    print(Policy, sha, set_seed)\n",
 		"use.py":          "import train\nprint(train.Policy)\nfrom helpers import fmt\nprint(fmt(1))\n",
 		"scripts/test.sh": "#!/bin/bash\nset -euo pipefail\nDIR=\"$(cd \"$(dirname \"$0\")\" && pwd)\"\npython3 -m pytest -q \"$DIR/../tests\"\npython3 \"$DIR/../evaluate.py\" --out runs/x\n",
+		"env.sh":          "eval \"$(pyenv init -)\"\nfor i in /etc/profile.d/*.sh; do . $i; done\n${PYTHON:-python3} -m pip --version\nexport PATH=$HOME/.local/bin:$PATH\n",
+		"dyn.sh":          "python3 \"$HERE/train.py\" --seed 1\n",
 		"tools/lint.py":   "import subprocess, sys\nsys.exit(subprocess.call([sys.executable, '-m', 'ruff', 'check', '.']))\n",
 	}
 	for name, body := range files {
@@ -99,11 +101,13 @@ func TestScriptsOnDisk(t *testing.T) {
 		{"./pyshebang", launch},
 		{"bash approve.sh", approve},
 		{"sh ledger.sh", writes},
+		{"bash dyn.sh", launch},
 	})
 	checkForms(t, repo, []struct{ cmd, want string }{
 		{"python3 evaluate.py --out runs/x", "allow"},
 		{"python3 use.py", "allow"},
 		{"bash scripts/test.sh", "allow"},
+		{"source env.sh && python3 evaluate.py", "allow"},
 		{"bash scripts/arg.sh tools/constraints.py", "allow"},
 		{"python3 tools/lint.py && python3 helpers.py", "allow"},
 		{"python3 -c 'from train import Policy; print(Policy)'", "allow"},

@@ -12,6 +12,7 @@ func (a *analyzer) add(c call, sc *scope, depth int) {
 	if c.via == "" {
 		c.via = sc.via
 	}
+	c.fromDisk = c.fromDisk || sc.fromDisk
 	a.cmds = append(a.cmds, c)
 	if c.opaqueWhy != "" || len(c.argv) == 0 {
 		return
@@ -77,7 +78,7 @@ func (a *analyzer) code(code string, python bool, sc *scope, depth int) {
 		// the module; one only a string shows (exec("import train")) by
 		// the module's name.
 		stated := map[string]bool{}
-		for _, imp := range pyImports(code) {
+		for _, imp := range pyImports(code, code) {
 			stated[imp.module] = true
 		}
 		for _, m := range imports(code) {
@@ -85,7 +86,7 @@ func (a *analyzer) code(code string, python bool, sc *scope, depth int) {
 				src = append(src, "python -m "+shellQuote(m))
 			}
 		}
-		defer a.imports(code, sc.dirs, sc, depth+1)
+		defer a.imports(code, code, sc.dirs, sc, depth+1)
 		if runsSource(code) {
 			for _, l := range lits {
 				switch before := strings.TrimRight(code[:l.start], " \t"); {

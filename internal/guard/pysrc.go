@@ -12,10 +12,15 @@ import (
 // other string literals (docstrings, help texts, usage examples) are not
 // command lines: only the arguments of the calls that start processes or
 // run code are.
-func (a *analyzer) python(text, path string, sc *scope, depth int) {
+//
+// Only the part of the file that may run is read: run as a program
+// (main), its top-level code and main block; imported, its top-level code
+// and the functions named; and the functions and classes these name.
+func (a *analyzer) python(text, path string, names []string, main bool, sc *scope, depth int) {
+	body := reachable(text, names, main)
 	var src []string
-	src = append(src, spawnCalls(text)...)
-	src = append(src, execCalls(text)...)
+	src = append(src, spawnCalls(body)...)
+	src = append(src, execCalls(body)...)
 	seen := map[string]bool{}
 	for _, s := range src {
 		if !seen[s] {
@@ -23,7 +28,7 @@ func (a *analyzer) python(text, path string, sc *scope, depth int) {
 			a.source(s, depth, sc)
 		}
 	}
-	a.imports(text, append([]string{filepath.Dir(path)}, sc.dirs...), sc, depth)
+	a.imports(body, text, append([]string{filepath.Dir(path)}, sc.dirs...), sc, depth)
 }
 
 // spawnRe finds the calls that start a process: subprocess and os
@@ -277,9 +282,10 @@ func pyString(code string, i int) (string, int, bool) {
 // from it: those of from … import, or the attributes the code reads from
 // the module's name.
 type pyImport struct {
-	module string
-	names  []string
-	bare   bool // import M with no attribute read: for its effect alone
+	module  string
+	names   []string
+	aliases []string // the name each of names is bound to (from … import a as b)
+	bare    bool     // import M with no attribute read: for its effect alone
 }
 
 var (
@@ -288,19 +294,22 @@ var (
 )
 
 // pyImports lists what Python code imports.
-func pyImports(code string) []pyImport {
+// pyImports lists the modules the import statements of stmts import, and
+// the names read from them in code.
+func pyImports(stmts, code string) []pyImport {
 	var out []pyImport
-	for _, m := range fromRe.FindAllStringSubmatch(code, -1) {
+	for _, m := range fromRe.FindAllStringSubmatch(stmts, -1) {
 		imp := pyImport{module: m[1]}
 		for _, n := range strings.Split(strings.Trim(m[2], "() \t\r\n"), ",") {
 			f := strings.Fields(n)
 			if len(f) > 0 {
 				imp.names = append(imp.names, f[0])
+				imp.aliases = append(imp.aliases, f[len(f)-1])
 			}
 		}
 		out = append(out, imp)
 	}
-	for _, m := range importRe.FindAllStringSubmatch(code, -1) {
+	for _, m := range importRe.FindAllStringSubmatch(stmts, -1) {
 		for _, part := range strings.Split(m[1], ",") {
 			f := strings.Fields(part)
 			if len(f) == 0 || !moduleName(f[0]) {
@@ -310,14 +319,20 @@ func pyImports(code string) []pyImport {
 			if len(f) == 3 && f[1] == "as" {
 				alias = f[2]
 			}
-			imp := pyImport{module: f[0]}
-			re := regexp.MustCompile(`(?:^|[^\w.])` + regexp.QuoteMeta(alias) + `\.(\w+)`)
-			for _, a := range re.FindAllStringSubmatch(code, -1) {
-				imp.names = append(imp.names, a[1])
-			}
+			imp := pyImport{module: f[0], names: attributes(code, alias)}
 			imp.bare = len(imp.names) == 0
 			out = append(out, imp)
 		}
+	}
+	return out
+}
+
+// attributes lists the attributes code reads from a name (train.main).
+func attributes(code, name string) []string {
+	var out []string
+	re := regexp.MustCompile(`(?:^|[^\w.])` + regexp.QuoteMeta(name) + `\.(\w+)`)
+	for _, a := range re.FindAllStringSubmatch(code, -1) {
+		out = append(out, a[1])
 	}
 	return out
 }
@@ -344,8 +359,9 @@ func entryName(n string) bool {
 // or helper taken from it (from train import Policy) runs nothing. A
 // module found in dirs is followed: the code it runs at import time, and
 // the functions taken from it.
-func (a *analyzer) imports(code string, dirs []string, sc *scope, depth int) {
-	for _, imp := range pyImports(code) {
+// The attributes read from a module are looked for in all of code.
+func (a *analyzer) imports(stmts, code string, dirs []string, sc *scope, depth int) {
+	for _, imp := range pyImports(stmts, code) {
 		mod := imp.module
 		base := dirs
 		if strings.HasPrefix(mod, ".") {
@@ -362,16 +378,18 @@ func (a *analyzer) imports(code string, dirs []string, sc *scope, depth int) {
 		}
 		var names []string
 		var subs []pyImport
-		for _, n := range imp.names {
-			// from pkg import module: the module itself is imported.
+		for k, n := range imp.names {
+			// from pkg import module: the module itself is imported, and
+			// the code reads names from it.
 			if mod == "" || localModule(mod+"."+n, base) != "" {
-				subs = append(subs, pyImport{module: strings.TrimPrefix(mod+"."+n, "."), bare: true})
+				attrs := attributes(code, imp.aliases[k])
+				subs = append(subs, pyImport{module: strings.TrimPrefix(mod+"."+n, "."), names: attrs, bare: len(attrs) == 0})
 				continue
 			}
 			names = append(names, n)
 		}
 		for _, s := range subs {
-			a.importModule(s.module, nil, true, base, sc, depth)
+			a.importModule(s.module, s.names, s.bare, base, sc, depth)
 		}
 		if mod != "" && (len(subs) == 0 || len(names) > 0) {
 			a.importModule(mod, names, imp.bare, base, sc, depth)
@@ -399,12 +417,13 @@ func (a *analyzer) importModule(mod string, names []string, bare bool, dirs []st
 		return
 	}
 	inner := sc.with(sc.dirs)
+	inner.fromDisk = true
 	inner.via = chain(sc.via, "it imports "+mod+" ("+shownPath(file, sc.dirs)+")")
 	if trainer && trainsOnImport(text) {
 		a.source("python -m "+shellQuote(mod), depth, inner)
 		return
 	}
-	a.python(reachable(text, names, false), file, inner, depth+1)
+	a.python(text, file, names, false, inner, depth+1)
 }
 
 // localModule is the file of a module found under one of dirs, or "".

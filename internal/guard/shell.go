@@ -33,6 +33,9 @@ type call struct {
 	// Makefile recipe, inline code, a copy made earlier); "" when it is
 	// the command itself.
 	via string
+	// fromDisk says the command is in a file read from disk: a word there
+	// that the guard cannot resolve is judged by what it says (below).
+	fromDisk bool
 }
 
 // An input is what a command reads on its standard input.
@@ -88,6 +91,8 @@ type scope struct {
 	// holds one is not exact.
 	marks []string
 	via   string // how the commands of this scope come to run (call.via)
+	// fromDisk: the commands are in a file read from disk (call.fromDisk).
+	fromDisk bool
 }
 
 func (s *scope) clone() *scope {

@@ -67,7 +67,7 @@ func remark(args []string, exact []bool, marks []string) ([]string, []bool) {
 // opaque records a command the guard cannot see through: what runs is in
 // word, which it cannot resolve or read.
 func (a *analyzer) opaque(word, why, text string, sc *scope) {
-	a.cmds = append(a.cmds, call{argv: []string{word}, exact: []bool{false}, text: text, dirs: sc.dirs, stdin: input{kind: inUnknown}, opaqueWhy: why, via: sc.via})
+	a.cmds = append(a.cmds, call{argv: []string{word}, exact: []bool{false}, text: text, dirs: sc.dirs, stdin: input{kind: inUnknown}, opaqueWhy: why, via: sc.via, fromDisk: sc.fromDisk})
 }
 
 // programName is the name of the program a command word runs: its base
