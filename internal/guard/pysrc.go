@@ -341,15 +341,30 @@ func moduleName(s string) bool {
 	return s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") == ""
 }
 
-// entryName reports a name that starts a trainer when called: main, run
-// and the like, a function named for training, or everything (*).
-// Classes and helpers (Policy, make_env) do not.
+// entryName reports a name that starts a trainer when called: everything
+// (*), or a function whose name starts with main, run, train, fit, learn,
+// start or launch, or ends in train, trainer or training (run_ppo,
+// train_one_epoch, get_trainer), unless it evaluates or tests. Classes and
+// helpers (Policy, make_env, compute_grpo_advantage) do not.
 func entryName(n string) bool {
-	switch n {
-	case "*", "main", "run", "cli", "app", "fit", "learn", "start", "launch":
+	if n == "*" {
 		return true
 	}
-	return n != "" && 'a' <= n[0] && n[0] <= 'z' && trainerName([]string{n})
+	if n == "" || n[0] < 'a' || n[0] > 'z' {
+		return false
+	}
+	words := nameWords(n)
+	for _, w := range words {
+		switch w {
+		case "eval", "evaluate", "evaluation", "test", "validate", "validation":
+			return false
+		}
+	}
+	switch words[0] {
+	case "main", "run", "train", "training", "fit", "learn", "start", "launch", "cli", "app":
+		return true
+	}
+	return trainWord(words[len(words)-1])
 }
 
 // imports follows the modules Python code imports. A module named for
