@@ -50,3 +50,30 @@ func BenchmarkCheck(b *testing.B) {
 }
 
 func jsonEscape(s string) string { q := jsonString(s); return q[1 : len(q)-1] }
+
+// BenchmarkFollow is a decision that reads the scripts a command runs
+// from disk: the example's evaluation script, which imports five of the
+// example's modules, run after sourcing a virtual environment's
+// activate script.
+func BenchmarkFollow(b *testing.B) {
+	root := b.TempDir()
+	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "..", "examples", "cartpole"))); err != nil {
+		b.Fatal(err)
+	}
+	activate := "# This file must be used with \"source bin/activate\"\ndeactivate () {\n    if [ -n \"${_OLD_VIRTUAL_PATH:-}\" ] ; then\n        PATH=\"${_OLD_VIRTUAL_PATH:-}\"\n        export PATH\n        unset _OLD_VIRTUAL_PATH\n    fi\n    hash -r 2> /dev/null\n}\ndeactivate nondestructive\nVIRTUAL_ENV=\"" + root + "/.venv\"\nexport VIRTUAL_ENV\n_OLD_VIRTUAL_PATH=\"$PATH\"\nPATH=\"$VIRTUAL_ENV/bin:$PATH\"\nexport PATH\n"
+	for name, body := range map[string]string{".rlxp/adapter.yaml": "", ".venv/bin/activate": activate} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, name)), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	p := NewPolicy(root, cartpole())
+	cmd := "source .venv/bin/activate && python3 eval.py --checkpoint runs/a/policy.json --episodes 20"
+	for b.Loop() {
+		if d := testGuard(root, p).Decide(cmd, root); d.Deny {
+			b.Fatal(d.Reason)
+		}
+	}
+}

@@ -336,10 +336,14 @@ func hasUnknown(dirs []string) bool {
 	return false
 }
 
-// settled reports a command whose files the guard need not read: the
-// declared preflight, the declared train and eval commands (refused as
-// they are), and a script guard.allow names.
+// settled reports a command whose files the guard need not read: one
+// that touches no repository (the fast path stays fast), the declared
+// preflight, the declared train and eval commands (refused as they are),
+// and a script guard.allow names.
 func (g *Guard) settled(c call) bool {
+	if len(g.rootsOf(c)) == 0 {
+		return true
+	}
 	for _, d := range c.dirs {
 		if d == "" {
 			continue

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Limits on what the guard reads from disk for one decision: a file that
@@ -151,8 +152,12 @@ func positional(path string, c call) map[string]string {
 // $(dirname "$0"), $(dirname "${BASH_SOURCE[0]}"), and the same inside
 // $(cd … && pwd).
 var (
-	dirnameRe = regexp.MustCompile(`\$\(\s*dirname\s+(?:--\s+)?"?\$(?:0|\{0\}|\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE)"?\s*\)`)
-	cdPwdRe   = regexp.MustCompile(`\$\(\s*(?:builtin\s+)?cd\s+(?:-P\s+)?(?:--\s+)?"?(/[^"$]*)"?\s*(?:(?:>\s*/dev/null|&>\s*/dev/null|2>&1|>/dev/null)\s*)*&&\s*pwd(?:\s+-P)?\s*\)`)
+	dirnameRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\$\(\s*dirname\s+(?:--\s+)?"?\$(?:0|\{0\}|\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE)"?\s*\)`)
+	})
+	cdPwdRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\$\(\s*(?:builtin\s+)?cd\s+(?:-P\s+)?(?:--\s+)?"?(/[^"$]*)"?\s*(?:(?:>\s*/dev/null|&>\s*/dev/null|2>&1|>/dev/null)\s*)*&&\s*pwd(?:\s+-P)?\s*\)`)
+	})
 )
 
 // selfDir writes a script's own directory into the idioms that compute
@@ -161,8 +166,8 @@ func selfDir(text, dir string) string {
 	if !strings.Contains(text, "dirname") {
 		return text
 	}
-	text = dirnameRe.ReplaceAllLiteralString(text, shellQuote(dir))
-	return cdPwdRe.ReplaceAllString(text, "$1")
+	text = dirnameRe().ReplaceAllLiteralString(text, shellQuote(dir))
+	return cdPwdRe().ReplaceAllString(text, "$1")
 }
 
 // diskFile is a file a command runs that the command line did not write,

@@ -189,7 +189,7 @@ func (a *analyzer) followFile(c call, sc *scope, depth int) {
 		if isPython(name) && c.exact[0] {
 			if py, _ := pythonProgram(name, c.argv, c.exact, c.stdin, c.open); py.module != "" {
 				for _, d := range c.dirs {
-					if p := localModule(py.module, []string{d}); p != "" {
+					if p := a.localModule(py.module, []string{d}); p != "" {
 						a.followDisk(c, p, true, sc, depth)
 					}
 				}
@@ -263,11 +263,6 @@ func ranFile(c call) (file string, python bool) {
 		return name, true // uv run x.py, pixi run x.py
 	}
 	return "", false
-}
-
-func fileExists(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
 }
 
 // content is the origin of what a statement writes to its standard

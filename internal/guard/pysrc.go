@@ -1,9 +1,11 @@
 package guard
 
 import (
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // python follows a Python file the command runs, read from disk: the
@@ -33,11 +35,15 @@ func (a *analyzer) python(text, path string, names []string, main bool, sc *scop
 
 // spawnRe finds the calls that start a process: subprocess and os
 // functions, and Popen, check_call, check_output imported on their own.
-var spawnRe = regexp.MustCompile(`\b(?:(?:subprocess|sp)\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|os\.(?:system|popen|exec[lv]p?e?|spawn[lv]p?e?|posix_spawnp?)|pty\.spawn|pexpect\.(?:spawn|run)|Popen|check_call|check_output|getoutput|asyncio\.create_subprocess_(?:exec|shell))\s*\(`)
+// The expressions are compiled on first use: the hook starts before
+// every tool call, and most decisions read no Python.
+var spawnRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(?:(?:subprocess|sp)\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|os\.(?:system|popen|exec[lv]p?e?|spawn[lv]p?e?|posix_spawnp?)|pty\.spawn|pexpect\.(?:spawn|run)|Popen|check_call|check_output|getoutput|asyncio\.create_subprocess_(?:exec|shell))\s*\(`)
+})
 
 // bareRunRe finds run( and call( when the code imports them from
 // subprocess.
-var bareRunRe = regexp.MustCompile(`(?:^|[^\w.])(?:run|call)\s*\(`)
+var bareRunRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|[^\w.])(?:run|call)\s*\(`) })
 
 // spawnCalls lists the command lines the calls that start processes run,
 // where their program is a literal: a string (os.system("python
@@ -45,9 +51,12 @@ var bareRunRe = regexp.MustCompile(`(?:^|[^\w.])(?:run|call)\s*\(`)
 // variable assigned one of these before the call.
 func spawnCalls(code string) []string {
 	var out []string
-	locs := spawnRe.FindAllStringIndex(code, -1)
+	if !containsAny(code, []string{"subprocess", "os.system", "os.popen", "os.exec", "os.spawn", "os.posix_spawn", "pty.spawn", "pexpect", "Popen", "check_call", "check_output", "getoutput", "sp."}) {
+		return nil
+	}
+	locs := spawnRe().FindAllStringIndex(code, -1)
 	if strings.Contains(code, "from subprocess import") {
-		locs = append(locs, bareRunRe.FindAllStringIndex(code, -1)...)
+		locs = append(locs, bareRunRe().FindAllStringIndex(code, -1)...)
 	}
 	for _, l := range locs {
 		for _, osExec := range []string{"os.exec", "os.spawn", "os.posix_spawn"} {
@@ -177,13 +186,18 @@ func pyVector(code string, i int) string {
 
 // execRe finds the calls that run Python source from a file or a module
 // named by a literal.
-var execRe = regexp.MustCompile(`\b(?:exec\s*\(\s*(?:compile\s*\(\s*)?open\s*\(|execfile\s*\(|run_path\s*\(|(?:spec_from_file_location|SourceFileLoader|load_source)\s*\([^,()]*,|run_module\s*\(|import_module\s*\(|__import__\s*\()`)
+var execRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(?:exec\s*\(\s*(?:compile\s*\(\s*)?open\s*\(|execfile\s*\(|run_path\s*\(|(?:spec_from_file_location|SourceFileLoader|load_source)\s*\([^,()]*,|run_module\s*\(|import_module\s*\(|__import__\s*\()`)
+})
 
 // execCalls lists, as command lines, the Python files and modules that
 // exec, runpy and importlib calls run.
 func execCalls(code string) []string {
 	var out []string
-	for _, l := range execRe.FindAllStringIndex(code, -1) {
+	if !containsAny(code, []string{"exec", "run_path", "run_module", "import_module", "__import__", "spec_from_file_location", "SourceFileLoader", "load_source"}) {
+		return nil
+	}
+	for _, l := range execRe().FindAllStringIndex(code, -1) {
 		i := skipSpace(code, l[1])
 		if !pyStringStart(code, i) {
 			continue
@@ -288,40 +302,50 @@ type pyImport struct {
 	bare    bool     // import M with no attribute read: for its effect alone
 }
 
-var (
-	fromRe   = regexp.MustCompile(`(?m)(?:^|;)[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n;#]+)`)
-	importRe = regexp.MustCompile(`(?m)(?:^|;)[ \t]*import[ \t]+([^\n;#]+)`)
-)
-
-// pyImports lists what Python code imports.
 // pyImports lists the modules the import statements of stmts import, and
 // the names read from them in code.
 func pyImports(stmts, code string) []pyImport {
 	var out []pyImport
-	for _, m := range fromRe.FindAllStringSubmatch(stmts, -1) {
-		imp := pyImport{module: m[1]}
-		for _, n := range strings.Split(strings.Trim(m[2], "() \t\r\n"), ",") {
-			f := strings.Fields(n)
-			if len(f) > 0 {
-				imp.names = append(imp.names, f[0])
-				imp.aliases = append(imp.aliases, f[len(f)-1])
+	for _, line := range logicalLines(stmts) {
+		for _, st := range strings.Split(line, ";") {
+			st = strings.TrimSpace(st)
+			switch {
+			case strings.HasPrefix(st, "from "):
+				f := strings.Fields(strings.NewReplacer("(", " ", ")", " ", ",", " , ", "\\", " ").Replace(st))
+				if len(f) < 4 || f[2] != "import" {
+					continue
+				}
+				imp := pyImport{module: f[1]}
+				for k := 3; k < len(f); k++ {
+					if f[k] == "," {
+						continue
+					}
+					alias := f[k]
+					if k+2 < len(f) && f[k+1] == "as" {
+						alias = f[k+2]
+					}
+					imp.names = append(imp.names, f[k])
+					imp.aliases = append(imp.aliases, alias)
+					for k+1 < len(f) && f[k+1] != "," {
+						k++
+					}
+				}
+				out = append(out, imp)
+			case strings.HasPrefix(st, "import "):
+				for _, part := range strings.Split(st[len("import "):], ",") {
+					f := strings.Fields(part)
+					if len(f) == 0 || !moduleName(f[0]) {
+						continue
+					}
+					alias := f[0]
+					if len(f) == 3 && f[1] == "as" {
+						alias = f[2]
+					}
+					imp := pyImport{module: f[0], names: attributes(code, alias)}
+					imp.bare = len(imp.names) == 0
+					out = append(out, imp)
+				}
 			}
-		}
-		out = append(out, imp)
-	}
-	for _, m := range importRe.FindAllStringSubmatch(stmts, -1) {
-		for _, part := range strings.Split(m[1], ",") {
-			f := strings.Fields(part)
-			if len(f) == 0 || !moduleName(f[0]) {
-				continue
-			}
-			alias := f[0]
-			if len(f) == 3 && f[1] == "as" {
-				alias = f[2]
-			}
-			imp := pyImport{module: f[0], names: attributes(code, alias)}
-			imp.bare = len(imp.names) == 0
-			out = append(out, imp)
 		}
 	}
 	return out
@@ -330,11 +354,20 @@ func pyImports(stmts, code string) []pyImport {
 // attributes lists the attributes code reads from a name (train.main).
 func attributes(code, name string) []string {
 	var out []string
-	re := regexp.MustCompile(`(?:^|[^\w.])` + regexp.QuoteMeta(name) + `\.(\w+)`)
-	for _, a := range re.FindAllStringSubmatch(code, -1) {
-		out = append(out, a[1])
+	for i := 0; ; {
+		j := strings.Index(code[i:], name+".")
+		if j < 0 {
+			return out
+		}
+		j += i
+		i = j + len(name) + 1
+		if j > 0 && (wordByte(code[j-1]) || code[j-1] == '.') {
+			continue
+		}
+		if attr := identAt(code, i); attr != "" {
+			out = append(out, attr)
+		}
 	}
-	return out
 }
 
 func moduleName(s string) bool {
@@ -396,7 +429,7 @@ func (a *analyzer) imports(stmts, code string, dirs []string, sc *scope, depth i
 		for k, n := range imp.names {
 			// from pkg import module: the module itself is imported, and
 			// the code reads names from it.
-			if mod == "" || localModule(mod+"."+n, base) != "" {
+			if mod == "" || a.localModule(mod+"."+n, base) != "" {
 				attrs := attributes(code, imp.aliases[k])
 				subs = append(subs, pyImport{module: strings.TrimPrefix(mod+"."+n, "."), names: attrs, bare: len(attrs) == 0})
 				continue
@@ -414,7 +447,7 @@ func (a *analyzer) imports(stmts, code string, dirs []string, sc *scope, depth i
 
 // importModule follows one module imported with names taken from it.
 func (a *analyzer) importModule(mod string, names []string, bare bool, dirs []string, sc *scope, depth int) {
-	file := localModule(mod, dirs)
+	file := a.localModule(mod, dirs)
 	trainer := trainerName(strings.Split(mod, "."))
 	entry := bare
 	for _, n := range names {
@@ -442,19 +475,35 @@ func (a *analyzer) importModule(mod string, names []string, bare bool, dirs []st
 }
 
 // localModule is the file of a module found under one of dirs, or "".
-func localModule(mod string, dirs []string) string {
+// What a directory holds is remembered: a file imports the same packages
+// (torch, numpy) as the next, and most are not there.
+func (a *analyzer) localModule(mod string, dirs []string) string {
 	rel := filepath.FromSlash(strings.ReplaceAll(mod, ".", "/"))
+	top, _, _ := strings.Cut(mod, ".")
 	for _, d := range dirs {
-		if d == "" {
+		if d == "" || !a.exists(filepath.Join(d, top)) && !a.exists(filepath.Join(d, top+".py")) {
 			continue
 		}
 		for _, p := range []string{filepath.Join(d, rel+".py"), filepath.Join(d, rel, "__init__.py")} {
-			if fileExists(p) {
+			if a.exists(p) {
 				return p
 			}
 		}
 	}
 	return ""
+}
+
+// exists reports a path that exists, remembered for the decision.
+func (a *analyzer) exists(p string) bool {
+	if ok, seen := a.stats[p]; seen {
+		return ok
+	}
+	_, err := os.Stat(p)
+	if a.stats == nil {
+		a.stats = map[string]bool{}
+	}
+	a.stats[p] = err == nil
+	return err == nil
 }
 
 // trainsOnImport reports a Python file that does work when imported:
@@ -494,25 +543,24 @@ type pyBlock struct {
 // pyBlocks splits a Python file into its top-level statements.
 func pyBlocks(text string) []pyBlock {
 	var out []pyBlock
-	var cur *pyBlock
-	decorated := ""
+	var lines [][]string
+	decorated := []string(nil)
 	for _, line := range logicalLines(text) {
 		trimmed := strings.TrimSpace(line)
 		if trimmed == "" {
 			continue
 		}
 		if line[0] == ' ' || line[0] == '\t' {
-			if cur != nil {
-				cur.text += line + "\n"
+			if len(lines) > 0 {
+				lines[len(lines)-1] = append(lines[len(lines)-1], line)
 			}
 			continue
 		}
 		if strings.HasPrefix(trimmed, "@") {
-			decorated += line + "\n"
+			decorated = append(decorated, line)
 			continue
 		}
-		b := pyBlock{text: decorated + line + "\n"}
-		decorated = ""
+		var b pyBlock
 		t := strings.TrimPrefix(trimmed, "async ")
 		switch {
 		case strings.HasPrefix(t, "def ") || strings.HasPrefix(t, "class "):
@@ -522,7 +570,11 @@ func pyBlocks(text string) []pyBlock {
 			b.main = true
 		}
 		out = append(out, b)
-		cur = &out[len(out)-1]
+		lines = append(lines, append(decorated, line))
+		decorated = nil
+	}
+	for i := range out {
+		out[i].text = strings.Join(lines[i], "\n") + "\n"
 	}
 	return out
 }
@@ -579,39 +631,62 @@ func wordByte(c byte) bool {
 }
 
 // logicalLines splits Python source into lines, joining those inside
-// brackets and triple-quoted strings to the line they start on.
+// brackets and triple-quoted strings to the line they start on; comments
+// are left out.
 func logicalLines(text string) []string {
 	var out []string
 	var cur strings.Builder
-	depth := 0
+	seg, depth := 0, 0 // seg: where the text not yet copied starts
 	for i := 0; i < len(text); i++ {
-		c := text[i]
-		switch {
-		case c == '#':
+		switch c := text[i]; c {
+		case '#':
+			cur.WriteString(text[seg:i])
 			for i < len(text) && text[i] != '\n' {
 				i++
 			}
+			seg = i
 			i--
-			continue
-		case c == '\'' || c == '"':
-			if _, end, ok := pyString(text, i); ok {
-				cur.WriteString(text[i:end])
+		case '\'', '"':
+			if end, ok := pySkip(text, i); ok {
 				i = end - 1
-				continue
 			}
-		case c == '(' || c == '[' || c == '{':
+		case '(', '[', '{':
 			depth++
-		case c == ')' || c == ']' || c == '}':
+		case ')', ']', '}':
 			depth = max(depth-1, 0)
-		case c == '\n' && depth == 0:
-			out = append(out, cur.String())
-			cur.Reset()
-			continue
+		case '\n':
+			if depth == 0 {
+				cur.WriteString(text[seg:i])
+				out = append(out, cur.String())
+				cur.Reset()
+				seg = i + 1
+			}
 		}
-		cur.WriteByte(c)
+	}
+	if seg < len(text) {
+		cur.WriteString(text[seg:])
 	}
 	if cur.Len() > 0 {
 		out = append(out, cur.String())
 	}
 	return out
+}
+
+// pySkip is where the string literal whose quote is at i ends.
+func pySkip(code string, i int) (int, bool) {
+	q := code[i : i+1]
+	if strings.HasPrefix(code[i:], q+q+q) {
+		q += q + q
+	}
+	for j := i + len(q); j < len(code); j++ {
+		switch {
+		case code[j] == '\\':
+			j++
+		case code[j] == '\n' && len(q) == 1:
+			return j, false
+		case strings.HasPrefix(code[j:], q):
+			return j + len(q), true
+		}
+	}
+	return len(code), false
 }

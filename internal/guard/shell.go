@@ -74,7 +74,8 @@ type analyzer struct {
 	// tell.
 	files map[string]*origin
 	// read are the files read from disk so far, by absolute path.
-	read map[string]bool
+	read  map[string]bool
+	stats map[string]bool // whether a path exists, by absolute path
 	// settled reports a command whose verdict does not hang on what its
 	// files hold (the declared preflight, a script guard.allow names):
 	// they are not read.
