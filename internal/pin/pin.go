@@ -230,7 +230,7 @@ func fileSum(path string) (string, error) {
 
 // git runs git in root and returns its output.
 func git(ctx context.Context, root string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", root}, args...)...)
+	cmd := gitCommand(ctx, root, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -238,6 +238,33 @@ func git(ctx context.Context, root string, args ...string) ([]byte, error) {
 		return nil, fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
 	}
 	return out, nil
+}
+
+// gitCommand is git run in root as the pin reads the work tree: never
+// through replacement objects (git replace can make HEAD's commit read
+// as another, so that status shows an edit as none), nor through a file
+// system monitor (core.fsmonitor can tell status that nothing changed),
+// nor pointed at another repository or index by the environment.
+func gitCommand(ctx context.Context, root string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"--no-replace-objects", "-c", "core.fsmonitor=false", "-C", root}, args...)...)
+	for _, kv := range os.Environ() {
+		if !gitRedirects(kv) {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	return cmd
+}
+
+// gitRedirects says whether an environment entry points git at another
+// repository, index or object store, or sets its configuration.
+func gitRedirects(kv string) bool {
+	k, _, _ := strings.Cut(kv, "=")
+	switch k {
+	case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+		"GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_REPLACE_REF_BASE", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT":
+		return true
+	}
+	return strings.HasPrefix(k, "GIT_CONFIG_KEY_") || strings.HasPrefix(k, "GIT_CONFIG_VALUE_")
 }
 
 // A gitView is what git shows of the code.

@@ -484,7 +484,7 @@ func ignored(ctx context.Context, root string, paths []string) (map[string]bool,
 	if len(paths) == 0 {
 		return out, nil
 	}
-	cmd := exec.CommandContext(ctx, "git", "-C", root, "check-ignore", "-z", "--stdin")
+	cmd := gitCommand(ctx, root, "check-ignore", "-z", "--stdin")
 	cmd.Stdin = strings.NewReader(strings.Join(paths, "\x00") + "\x00")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -508,8 +508,7 @@ func ignored(ctx context.Context, root string, paths []string) (map[string]bool,
 // file or name a Hydra config directory, by git grep over tracked and
 // untracked files.
 func gitLoaders(ctx context.Context, root string, sc codeScope) ([]string, error) {
-	args := append([]string{"-C", root, "grep", "-l", "-z", "-I", "--untracked", "-E", dotenvPattern + "|" + hydraPattern, "--"}, sc.specs...)
-	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd := gitCommand(ctx, root, append([]string{"grep", "-l", "-z", "-I", "--untracked", "-E", dotenvPattern + "|" + hydraPattern, "--"}, sc.specs...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	res, err := cmd.Output()
