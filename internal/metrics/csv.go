@@ -916,10 +916,11 @@ func plainRow(l []byte, commas int, cm []uint64) ([]uint64, bool) {
 	return cm, bad|other == 0 && count == commas
 }
 
-// classes64 returns a bit per byte of b for digits, commas and minus
-// signs, and in other a nonzero value when a byte is none of those nor a
-// point.
-func classes64(b *[64]byte) (d, c, m, other uint64) {
+// classes64Generic returns a bit per byte of b for digits, commas and
+// minus signs, and in other a nonzero value when a byte is none of those
+// nor a point. classes64 is the same, in vector instructions where there
+// are some.
+func classes64Generic(b *[64]byte) (d, c, m, other uint64) {
 	const lsb, msb, pack = 0x0101010101010101, 0x8080808080808080, 0x0102040810204080
 	for k := 0; k < 64; k += 8 {
 		w := binary.LittleEndian.Uint64(b[k : k+8])

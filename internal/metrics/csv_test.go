@@ -430,3 +430,34 @@ func TestInspectPlainRowsMatchPoints(t *testing.T) {
 	}
 	sameChunked(t, p, CSV, testChunkings(1, 97, 4096, 1<<20)...)
 }
+
+// FuzzClasses64 checks classes64 against classes64Generic, which it
+// stands for where vector instructions read the bytes.
+func FuzzClasses64(f *testing.F) {
+	f.Add([]byte("0,-12.337582,0.85087608,0.91594303,0.14549715,-0.75255612,-0.95"))
+	f.Add([]byte("/:+ ,-.0123456789\x00\xff\x80\xac\xad\xae\xb0\xb9 e E nan"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var b [64]byte
+		copy(b[:], data)
+		d, c, m, o := classes64(&b)
+		gd, gc, gm, gdo := classes64Generic(&b)
+		if d != gd || c != gc || m != gm || (o == 0) != (gdo == 0) {
+			t.Fatalf("%q: %x %x %x %x, generic %x %x %x %x", b, d, c, m, o, gd, gc, gm, gdo)
+		}
+	})
+}
+
+func TestClasses64AllBytes(t *testing.T) {
+	for v := range 256 {
+		var b [64]byte
+		for k := range b {
+			b[k] = "0123456789,-.,-1"[k%16]
+		}
+		b[v%64] = byte(v)
+		d, c, m, o := classes64(&b)
+		gd, gc, gm, gdo := classes64Generic(&b)
+		if d != gd || c != gc || m != gm || (o == 0) != (gdo == 0) {
+			t.Fatalf("byte %#x: %x %x %x %x, generic %x %x %x %x", v, d, c, m, o, gd, gc, gm, gdo)
+		}
+	}
+}
