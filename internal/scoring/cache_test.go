@@ -76,11 +76,11 @@ type readResult struct {
 
 func readAll(t *testing.T, rd reader, specs []metricSpec) readResult {
 	t.Helper()
-	v, f, _, err := rd.readSeeds([]SeedRun{{Seed: 0, RunDir: "runs/s0"}, {Seed: 1, RunDir: "runs/s1"}}, specs)
+	got, err := rd.readSeeds([]SeedRun{{Seed: 0, RunDir: "runs/s0"}, {Seed: 1, RunDir: "runs/s1"}}, specs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return readResult{v, f}
+	return readResult{got.values, got.files}
 }
 
 // cacheEntries returns the aggregate entries in the cache directory.
@@ -174,12 +174,12 @@ func BenchmarkAggregateCacheHit(b *testing.B) {
 	c := digest.Open(filepath.Join(b.TempDir(), "cache"))
 	rd := newReader(c)
 	seeds := []SeedRun{{Seed: 0, RunDir: "runs/s0"}, {Seed: 1, RunDir: "runs/s1"}}
-	if _, _, _, err := rd.readSeeds(seeds, cacheSpecs); err != nil {
+	if _, err := rd.readSeeds(seeds, cacheSpecs); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, _, err := rd.readSeeds(seeds, cacheSpecs); err != nil {
+		if _, err := rd.readSeeds(seeds, cacheSpecs); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/ledger"
 	"github.com/rlxp/rlxp/internal/runs"
 )
@@ -168,4 +169,23 @@ func before(path, started string) (written, start time.Time, ok bool) {
 		})
 	}
 	return written, start, written.Before(start.Add(-clockSlack))
+}
+
+// protocol finds where the runs fall short of the contract's protocol: an
+// experiment on fewer seeds than the baseline's, or a training seed among
+// the held-out evaluation seeds.
+func protocol(c contract.Contract, id string, expSeeds []int) []string {
+	var out []string
+	if id != c.Baseline.Experiment && len(expSeeds) < len(c.Baseline.Seeds) {
+		out = append(out, fmt.Sprintf("experiment %s has %d seeds, the protocol %d (baseline.seeds): fewer seeds than the baseline's are not its comparison",
+			id, len(expSeeds), len(c.Baseline.Seeds)))
+	}
+	if r, ok := c.Evaluation.HeldOutRange(); ok {
+		for _, s := range expSeeds {
+			if r.Contains(s) {
+				out = append(out, fmt.Sprintf("seed %d is a held-out evaluation seed (%s): a run trained on it is no held-out evidence", s, r))
+			}
+		}
+	}
+	return out
 }

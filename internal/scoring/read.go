@@ -72,9 +72,17 @@ func (rd reader) resolve(sr SeedRun, name string) (resolved, error) {
 	return out, nil
 }
 
+// seedsRead is what readSeeds found.
+type seedsRead struct {
+	values [][]score.SeedValue // per spec, per seed
+	files  []SourceFile
+	// unended says, per source, that its content shows an unended run.
+	unended []string
+}
+
 // readSeeds reads every source file of every seed once, feeding the
 // aggregates of all specs; values[i] holds spec i's per-seed results.
-func (rd reader) readSeeds(seeds []SeedRun, specs []metricSpec) ([][]score.SeedValue, []SourceFile, []string, error) {
+func (rd reader) readSeeds(seeds []SeedRun, specs []metricSpec) (seedsRead, error) {
 	values := make([][]score.SeedValue, len(specs))
 	var files []SourceFile
 	var unended []string
@@ -112,7 +120,7 @@ func (rd reader) readSeeds(seeds []SeedRun, specs []metricSpec) ([][]score.SeedV
 			}
 			got, err := rd.readSource(sr, name, sps)
 			if err != nil {
-				return nil, nil, nil, err
+				return seedsRead{}, err
 			}
 			files = append(files, got.file)
 			if got.unended != "" {
@@ -149,10 +157,10 @@ func (rd reader) readSeeds(seeds []SeedRun, specs []metricSpec) ([][]score.SeedV
 			if len(hints[i]) > 0 {
 				msg += fmt.Sprintf(" (closest: %s)", strings.Join(hints[i], ", "))
 			}
-			return nil, nil, nil, errors.New(msg + "; check the contract's metric names with 'rlxp metrics inspect'")
+			return seedsRead{}, errors.New(msg + "; check the contract's metric names with 'rlxp metrics inspect'")
 		}
 	}
-	return values, files, unended, nil
+	return seedsRead{values, files, unended}, nil
 }
 
 type hashResult struct {

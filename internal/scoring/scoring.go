@@ -165,12 +165,13 @@ func Read(ctx context.Context, s Spec) (*Scored, error) {
 		specs = append(specs, metricSpec{g.Name, g.Source, g.Aggregate, g.N, g.Step})
 	}
 	rd := reader{s: s, sources: sources}
-	values, files, unended, err := rd.readSeeds(seeds, specs)
+	got, err := rd.readSeeds(seeds, specs)
 	if err != nil {
 		return nil, err
 	}
+	values, files := got.values, got.files
 	sc := &Scored{
-		unended: unended,
+		unended: got.unended,
 		in:      score.Input{Contract: c, Experiment: id, IsBaseline: id == c.Baseline.Experiment, Primary: values[0]},
 		body: Body{
 			ContractDigest: ContractDigest(s.Contract),
@@ -188,6 +189,7 @@ func Read(ctx context.Context, s Spec) (*Scored, error) {
 		sc.body.Runs = append(sc.body.Runs, sr.RunDir)
 	}
 	sc.problems, sc.notes = evidence(s.Repo.Root, seeds, files, s.Runs)
+	sc.problems = append(sc.problems, protocol(c, id, exp.Seeds)...)
 	return sc, nil
 }
 
