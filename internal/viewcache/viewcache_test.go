@@ -1,6 +1,7 @@
 package viewcache
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -189,4 +190,33 @@ func BenchmarkLoad(b *testing.B) {
 			b.Fatal("miss")
 		}
 	}
+}
+
+// FuzzLoad: whatever an entry holds, Load does not panic, and it answers
+// only for an entry that starts with the exact head of its inputs.
+func FuzzLoad(f *testing.F) {
+	r := repo(f)
+	c := Of(r, "v")
+	in := Input{Name: ".rlxp/contract.yaml", Data: []byte("schema: rlxp.contract/v1\n")}
+	c.Store(view{File: "f", Approved: true, Notes: []string{"n"}}, in)
+	path, head, ok := c.entry([]Input{in})
+	if !ok {
+		f.Fatal("no entry path")
+	}
+	stored, err := os.ReadFile(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(stored)
+	f.Add(head)
+	f.Add([]byte("rlxp view 1\n"))
+	f.Fuzz(func(t *testing.T, entry []byte) {
+		if err := os.WriteFile(path, entry, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var v view
+		if c.Load(&v, in) && !bytes.HasPrefix(entry, head) {
+			t.Fatalf("trusted an entry without the inputs' head: %q", entry)
+		}
+	})
 }
