@@ -275,13 +275,33 @@ func (a *assembler) frameworks() {
 		}
 	}
 	specific := false
+	specificFiles := map[string]bool{}
+	specificScore := 0
 	for _, m := range kept {
-		specific = specific || !a.profiles[m.idx].Generic && m.conf != Low
+		if !a.profiles[m.idx].Generic && m.conf != Low {
+			specific = true
+			specificScore += m.score
+			for _, e := range m.ev {
+				specificFiles[e.File] = true
+			}
+		}
+	}
+	// A custom loop is named next to a library when the repository's
+	// own loop outweighs it in files the library is not in (a framework
+	// of its own, with one benchmark script against Stable-Baselines3).
+	ownLoop := func(m match) bool {
+		score := 0
+		for _, e := range m.ev {
+			if !specificFiles[e.File] {
+				score++
+			}
+		}
+		return score > specificScore
 	}
 	var lead *match
 	for _, m := range kept {
 		p := a.profiles[m.idx]
-		if p.Generic && specific {
+		if p.Generic && specific && !ownLoop(m) {
 			continue
 		}
 		detail := p.Notes

@@ -166,6 +166,21 @@ func TestFrameworks(t *testing.T) {
 			},
 		},
 		{
+			// Its own loop, logged through meters, a group logger and a
+			// prefixed logger, outweighs one benchmark script's library.
+			repo: "ownloop",
+			tags: []string{"Rewards/rew_avg", "Loss/value_loss", "episode/score", "episode/length", "episode_reward"},
+			want: summary{
+				Frameworks: []string{"sb3:high", "generic:medium"},
+				Entries:    []string{"train: python flock.py", "train: python benchmarks/benchmark_sb3.py"},
+				Tags: map[string]string{"Rewards/rew_avg": "train_reward", "Loss/value_loss": "loss", "episode/score": "train_reward",
+					"episode/length": "episode_length", "episode_reward": "held_out_eval"},
+				Systems: []string{"hydra"},
+				Commands: map[string]string{"preflight": "rlxp preflight {experiment} --seed {seed}",
+					"train": "python flock.py exp=ppo env.id=CartPole-v1 {params}"},
+			},
+		},
+		{
 			repo: "vendored",
 			want: summary{Frameworks: []string{"unknown:low"}, Tags: map[string]string{}, Unknown: true},
 		},
@@ -196,5 +211,23 @@ func TestFrameworks(t *testing.T) {
 				t.Errorf("summary (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestDefaultsLogger: a Hydra defaults entry choosing the logger group
+// (- /logger@logger: tensorboard) is the backend a run writes with; the
+// group's other configs (mlflow.yaml) are choices nobody made.
+func TestDefaultsLogger(t *testing.T) {
+	r, err := Run(context.Background(), writeRepo(t, "ownloop"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range r.Logging {
+		got = append(got, l.Kind+" "+l.Evidence[0].String())
+	}
+	want := []string{"tensorboard flock/configs/metric/default.yaml:3"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("logging (-want +got):\n%s", diff)
 	}
 }

@@ -57,6 +57,7 @@ func pythonAnchors(sig *signals) []string {
 			lits = append(lits, x.lit)
 		}
 	}
+	lits = append(lits, meterCalls...)
 	for _, t := range [][]struct{ lit, backend string }{tagCalls, dictCalls} {
 		for _, x := range t {
 			lits = append(lits, x.lit)

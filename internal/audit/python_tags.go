@@ -53,17 +53,28 @@ var tagCalls = []struct{ lit, backend string }{
 	{"self.log(", "lightning"},
 }
 
-// dictCalls take a dict of tags to values as their first argument.
+// dictCalls take a dict of tags to values as their first argument, or
+// as a later one after the name of a group (logger.log_data("results",
+// {...})); a literal prefix= puts the keys under it (logger.add({...},
+// prefix="episode") logs episode/score).
 var dictCalls = []struct{ lit, backend string }{
 	{"wandb.log(", "wandb"},
 	{".log({", ""},
 	{".log(dict(", ""},
 	{"log_metrics(", ""},
 	{"log_dict(", "lightning"},
+	{"log_data(", ""},
+	{"logger.add(", "logger"},
 	{"mlflow.log_metrics(", "mlflow"},
 	{"swanlab.log(", "swanlab"},
 	{"metrics.update(", "dict"},
 }
+
+// meterCalls update a named meter or aggregator whose values a logger
+// writes under that name (aggregator.update("Loss/value_loss", v)).
+// A dict's update takes no string, so a tag-shaped string first is a
+// meter's name.
+var meterCalls = []string{".update("}
 
 func (p *pyScan) tags() {
 	for _, c := range tagCalls {
@@ -154,7 +165,37 @@ func (p *pyScan) tags() {
 			if backend == "" {
 				backend = receiverBackend(p.s, off)
 			}
-			p.dictKeys(args[0], backend, off, High)
+			prefix := ""
+			if v, ok := kwarg(args, "prefix"); ok {
+				if pre, ok := stringValue(v); ok && pre != "" {
+					prefix = pre + "/"
+				}
+			}
+			p.dictKeys(args[0], backend, prefix, off, High)
+			for _, a := range args[1:] {
+				if a = strings.TrimSpace(a); !isKwarg(a) && (strings.HasPrefix(a, "{") || strings.HasPrefix(a, "dict(")) {
+					p.dictKeys(a, backend, prefix, off, High)
+				}
+			}
+			return true
+		})
+	}
+	for _, lit := range meterCalls {
+		p.t.each(lit, func(off int) bool {
+			if !p.code(off) {
+				return true
+			}
+			args, ok := p.call(off + len(lit) - 1)
+			if !ok || len(args) != 2 {
+				return true
+			}
+			if tag, ok := stringValue(args[0]); ok && p.sc.isTag(tag) {
+				backend := p.fileBackend()
+				if backend == "" {
+					backend = "logger"
+				}
+				p.tag(tag, backend, off, Medium)
+			}
 			return true
 		})
 	}
@@ -246,13 +287,13 @@ func (p *pyScan) tags() {
 }
 
 // dictKeys records the keys of a dict display or dict(...) call.
-func (p *pyScan) dictKeys(expr, backend string, off int, conf Confidence) {
+func (p *pyScan) dictKeys(expr, backend, prefix string, off int, conf Confidence) {
 	expr = strings.TrimSpace(expr)
 	switch {
 	case isName(expr):
 		// A dict filled elsewhere in the file: log_dict["value_loss"] = ...
 		for _, k := range p.keysOf(expr) {
-			p.tag(k.key, backend, k.off, Medium)
+			p.tag(prefix+k.key, backend, k.off, Medium)
 		}
 	case strings.HasPrefix(expr, "{"):
 		inside, ok := balanced(expr, 0, len(expr))
@@ -269,8 +310,8 @@ func (p *pyScan) dictKeys(expr, backend string, off int, conf Confidence) {
 				if strings.Contains(tag, "*") {
 					c = Medium
 				}
-				p.tag(tag, backend, off, c)
-				p.evalValue(tag, v)
+				p.tag(prefix+tag, backend, off, c)
+				p.evalValue(prefix+tag, v)
 			}
 		}
 	case strings.HasPrefix(expr, "dict("):
@@ -280,7 +321,7 @@ func (p *pyScan) dictKeys(expr, backend string, off int, conf Confidence) {
 		}
 		for _, item := range splitTop(inside[1:len(inside)-1], ',') {
 			if k, _, ok := strings.Cut(item, "="); ok && isName(strings.TrimSpace(k)) {
-				p.tag(strings.TrimSpace(k), backend, off, conf)
+				p.tag(prefix+strings.TrimSpace(k), backend, off, conf)
 			}
 		}
 	}

@@ -807,6 +807,19 @@ func backendSwitch(key string) string {
 	return ""
 }
 
+// defaultsGroup is the config group a Hydra defaults entry chooses
+// ("- /logger@logger: tensorboard", "- override /logger: wandb" choose
+// from logger); other keys are returned as they are.
+func defaultsGroup(key string) string {
+	g, ok := strings.CutPrefix(key, "- ")
+	if !ok {
+		return key
+	}
+	g = strings.TrimPrefix(strings.TrimSpace(g), "override ")
+	g, _, _ = strings.Cut(g, "@")
+	return path.Base(strings.TrimPrefix(strings.TrimSpace(g), "/"))
+}
+
 // configBackends reads the logging backends a YAML, JSON or TOML config
 // chooses: a key's value on its line or in the list below it (a YAML
 // "- item" list, a JSON or TOML [...] spread over lines), and switches
@@ -826,6 +839,9 @@ func configBackends(f *facts, t *text) {
 			continue
 		}
 		key = strings.Trim(strings.TrimSpace(key), `"'`)
+		if f.kind == kindYAML {
+			key = defaultsGroup(key)
+		}
 		val, _, _ = strings.Cut(val, " #")
 		val = strings.TrimRight(strings.TrimSpace(val), ",")
 		if b := backendSwitch(strings.ToLower(key)); b != "" {
