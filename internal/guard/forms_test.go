@@ -386,6 +386,15 @@ func TestRefusedForms(t *testing.T) {
 		{"rlxp experiment approve e1 --yes", approve},
 		{"\"${CLAUDE_PLUGIN_ROOT}/scripts/rlxp\" contract approve task", approve},
 		{"go run ./cmd/rlxp experiment approve e1", approve},
+		// the full binary behind the front reads the same command lines
+		{"rlxp-core contract approve --all --yes", approve},
+		{"rlxp-core experiment approve e1", approve},
+		{"./bin/rlxp-core contract approve --all --yes --by --version", approve},
+		{"\"${CLAUDE_PLUGIN_ROOT}/bin/rlxp-core\" experiment approve e1", approve},
+		{"go run ./cmd/rlxp-core contract approve task", approve},
+		{"rlxp-core contract $ACTION --all", unverifiable},
+		{"rlxp-core launch e1 --confirm=$PLAN", unverifiable},
+		{"echo 'rlxp-core experiment approve e1' | sh", approve},
 		{"yes | rlxp contract approve task", approve},
 		{"rlxp contract approve --by=--help task", approve},
 		{"rlxp contract approve --yes --by -h", approve},
@@ -469,6 +478,7 @@ func TestAllowedForms(t *testing.T) {
 		{"rlxp launch lr-3e-3", "allow"},
 		{"rlxp contract status && rlxp contract show task", "allow"},
 		{"rlxp contract approve --help", "allow"},
+		{"rlxp-core contract status && rlxp-core contract approve --help && rlxp-core launch lr-3e-3 && rlxp-core --version", "allow"},
 		{"rlxp help contract approve", "allow"},
 		{"rlxp --version", "allow"},
 		{"rlxp experiment add e2 --param lr=3e-3", "allow"},
@@ -548,6 +558,14 @@ func TestConfirmAsks(t *testing.T) {
 	d = g.Check(hostPayload("codex", repo, "rlxp launch lr-3e-3 --confirm=3f2a9c"), "/")
 	if !d.Deny || !strings.Contains(d.Reason, "ask the human to run it") {
 		t.Errorf("codex: %+v, want a refusal", d)
+	}
+	d = g.Check(hostPayload("codex", repo, "rlxp-core launch lr-3e-3 --confirm 3f2a9c"), "/")
+	if !d.Deny || !strings.Contains(d.Reason, "ask the human to run it") {
+		t.Errorf("codex, rlxp-core: %+v, want a refusal", d)
+	}
+	d = g.Check(hostPayload("claude", repo, "rlxp-core launch lr-3e-3 --confirm 3f2a9c"), "/")
+	if !d.Ask || d.Deny {
+		t.Errorf("claude, rlxp-core: %+v, want a question", d)
 	}
 	d = g.Check(hostPayload("claude", repo, "rlxp launch lr-3e-3 --confirm 3f2a9c && torchrun x.py"), "/")
 	if !d.Deny {

@@ -9,10 +9,12 @@ import (
 // launchAdvice is what every refused launch tells the agent to do instead.
 const launchAdvice = "training runs go through 'rlxp launch <experiment>', which checks the contract, the experiment, the budget and the repository's preflight first; run 'rlxp check <experiment>' to see what is missing"
 
-// rlxpArgs returns the arguments of an rlxp invocation: the binary or the
-// plugin's scripts/rlxp shim under any path, or go run of the rlxp command.
+// rlxpArgs returns the arguments of an rlxp invocation: the binary (the
+// front rlxp or the full rlxp-core, which read the same command lines) or
+// the plugin's scripts/rlxp shim under any path, or go run of either
+// command.
 func rlxpArgs(argv []string, exact []bool) ([]string, []bool, bool) {
-	if programName(argv[0], exact[0]) == "rlxp" {
+	if isRlxp(programName(argv[0], exact[0])) {
 		return argv[1:], exact[1:], true
 	}
 	if programName(argv[0], exact[0]) != "go" || len(argv) < 3 || argv[1] != "run" {
@@ -31,10 +33,17 @@ func rlxpArgs(argv []string, exact []bool) ([]string, []bool, bool) {
 	}
 	pkg, _, _ := strings.Cut(argv[i], "@")
 	pkg = strings.TrimSuffix(strings.TrimSuffix(pkg, "/main.go"), "/")
-	if pkg == "cmd/rlxp" || strings.HasSuffix(pkg, "/cmd/rlxp") {
-		return argv[i+1:], exact[i+1:], true
+	for _, cmd := range []string{"cmd/rlxp", "cmd/rlxp-core"} {
+		if pkg == cmd || strings.HasSuffix(pkg, "/"+cmd) {
+			return argv[i+1:], exact[i+1:], true
+		}
 	}
 	return nil, nil, false
+}
+
+// isRlxp reports the names rlxp's binaries go by.
+func isRlxp(name string) bool {
+	return name == "rlxp" || name == "rlxp-core"
 }
 
 // normalize puts a command in the form patterns are matched in: a Python
