@@ -114,3 +114,49 @@ func TestScriptsOnDisk(t *testing.T) {
 		{"cat go.sh run.py && bash -n go.sh && python3 -m py_compile run.py", "allow"},
 	})
 }
+
+// TestTaskFiles: a task runner runs the commands its task file gives the
+// tasks named (every task's, when it names none or one the file does not
+// hold); the other tasks stay allowed.
+func TestTaskFiles(t *testing.T) {
+	repo := diskRepo(t)
+	files := map[string]string{
+		"tox.ini":     "[tox]\nenvlist = py311, lint\n\n[testenv]\ndeps = pytest\ncommands = pytest -q tests\n\n[testenv:lint]\ncommands = ruff check .\n\n[testenv:quick]\ncommands =\n    python3 -c 'print(1)'\n    python3 train.py --epochs 1 {posargs}\n",
+		"noxfile.py":  "import nox\n\n\n@nox.session\ndef tests(session):\n    session.install('pytest')\n    session.run('pytest', '-q')\n\n\n@nox.session(python='3.11')\ndef smoke(session):\n    session.run('python3', 'train.py', '--epochs', '1')\n",
+		"tasks.py":    "from invoke import task\n\n\n@task\ndef lint(c):\n    c.run('ruff check .')\n\n\n@task\ndef quick(c, epochs=1):\n    c.run(f'python3 train.py --epochs {epochs}')\n",
+		"dodo.py":     "def task_lint():\n    return {'actions': ['ruff check .']}\n\n\ndef task_fit():\n    return {'actions': [['python3', 'train.py']], 'file_dep': ['train.py']}\n",
+		"Snakefile":   "rule all:\n    input: \"results/policy.pt\"\n\nrule fit:\n    output: \"results/policy.pt\"\n    shell: \"python3 train.py --out {output}\"\n\nrule plot:\n    shell:\n        \"python3 tools/constraints.py\"\n",
+		"other/tox.toml": "[env_run_base]\ncommands = [[\"pytest\", \"-q\"]]\n\n[env.quick]\ncommands = [\n  [\"torchrun\", \"--nproc_per_node=2\", \"x.py\"],\n]\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(repo, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const launch = "starts training directly"
+	checkForms(t, repo, []struct{ cmd, want string }{
+		{"tox -e quick", "runs the commands of quick (tox.ini)"},
+		{"tox run -e lint,quick -- -x", launch},
+		{"nox -s smoke", "runs the commands of smoke (noxfile.py)"},
+		{"nox", launch},
+		{"invoke quick", "runs the commands of quick (tasks.py)"},
+		{"inv quick --epochs 2", launch},
+		{"doit fit", "runs the commands of fit (dodo.py)"},
+		{"doit", launch},
+		{"snakemake -j1", "runs the commands of fit (Snakefile)"},
+		{"snakemake --cores 1 results/policy.pt", launch},
+		{"tox -c other/tox.toml -e quick", "torchrun"},
+	})
+	checkForms(t, repo, []struct{ cmd, want string }{
+		{"tox && tox -e lint && tox -e py311 -- -x tests && tox -l", "allow"},
+		{"nox -s tests && nox -l && nox --list", "allow"},
+		{"invoke lint && invoke --list", "allow"},
+		{"doit lint && doit list", "allow"},
+		{"snakemake plot && snakemake -n && snakemake --cores 1 -n", "allow"},
+		{"cd other && tox -e py311", "allow"},
+	})
+}

@@ -278,6 +278,9 @@ func (a *analyzer) unwrap(name string, args []string, exact []bool, text string,
 	case "just":
 		a.just(args, exact, text, sc, depth)
 		return step{}, false
+	case "tox", "nox", "invoke", "inv", "doit", "snakemake":
+		a.tasks(name, args, exact, text, sc, depth)
+		return step{}, false // the tasks' names are judged too (tox -e train)
 	case "bwrap":
 		return at(bwrapCommand(args)), true
 	case "tmux":
