@@ -21,7 +21,7 @@ func Comment(base string, d DiffResult, head Report) string {
 	} else {
 		b.WriteString(MarkdownTable(d.New))
 		b.WriteString("\n")
-		if notes := notes(d.New); len(notes) > 0 {
+		if notes := notes(d.New, d.Repeats); len(notes) > 0 {
 			b.WriteString("**Notes**\n\n" + strings.Join(notes, "\n") + "\n\n")
 		}
 	}
@@ -33,10 +33,14 @@ func Comment(base string, d DiffResult, head Report) string {
 	return b.String()
 }
 
-// notes are the entries' reasons and warnings, one line each.
-func notes(entries []Entry) []string {
+// notes are the entries' reasons and warnings, one line each, and the
+// entries that repeat an earlier one's evidence.
+func notes(entries []Entry, repeats map[int64]int64) []string {
 	var out []string
 	for _, e := range entries {
+		if at, ok := repeats[e.Seq]; ok {
+			out = append(out, fmt.Sprintf("- seq %d: ⚠ repeats the evidence of seq %d (the same experiment, seeds and source bytes): no new result", e.Seq, at))
+		}
 		for _, key := range []string{"reasons", "warnings"} {
 			mark := ""
 			if key == "warnings" {

@@ -3,12 +3,18 @@ package ledger
 import (
 	"bytes"
 	"fmt"
+	"sort"
+	"strings"
 )
 
 // A DiffResult is what a head ledger adds to its base.
 type DiffResult struct {
 	Base int     // entries the base holds
 	New  []Entry // entries after them, with their line numbers in head
+	// Repeats maps a new entry's seq to the earlier entry whose evidence
+	// it repeats (the same experiment, seeds and source bytes): a
+	// re-score, or an entry copied and chained again, is no new result.
+	Repeats map[int64]int64
 }
 
 // A HistoryError says that head does not extend base: an entry the base
@@ -43,5 +49,50 @@ func Diff(base, head []byte) (DiffResult, error) {
 		e.Line = i + 1
 		res.New = append(res.New, e)
 	}
+	res.Repeats = repeats(hl, res.New)
 	return res, nil
+}
+
+// repeats finds the new entries whose evidence an earlier entry of head
+// already recorded.
+func repeats(head []line, fresh []Entry) map[int64]int64 {
+	first := map[string]int64{}
+	for _, l := range head {
+		e, err := parseLine(l.text)
+		if err != nil {
+			continue
+		}
+		if k := evidenceKey(e); k != "" {
+			if _, ok := first[k]; !ok {
+				first[k] = e.Seq
+			}
+		}
+	}
+	out := map[int64]int64{}
+	for _, e := range fresh {
+		if at, ok := first[evidenceKey(e)]; ok && at != e.Seq {
+			out[e.Seq] = at
+		}
+	}
+	return out
+}
+
+// evidenceKey is an entry's experiment and its sources' seeds, names and
+// digests, in order; "" when it records no source.
+func evidenceKey(e Entry) string {
+	srcs, _ := e.Fields["sources"].([]any)
+	var parts []string
+	for _, s := range srcs {
+		m, _ := s.(map[string]any)
+		sum, _ := m["sha256"].(string)
+		if sum == "" {
+			return ""
+		}
+		parts = append(parts, fmt.Sprintf("%v\x00%v\x00%s", m["seed"], m["source"], sum))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	sort.Strings(parts)
+	return fmt.Sprint(e.Fields["experiment"]) + "\x01" + strings.Join(parts, "\x01")
 }

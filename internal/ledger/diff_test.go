@@ -3,6 +3,8 @@ package ledger
 import (
 	"bytes"
 	"errors"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -79,5 +81,52 @@ func TestDiffEntriesMatchHead(t *testing.T) {
 	var he *HistoryError
 	if _, err := Diff(data, bytes.Join(ls[:3], nil)); !errors.As(err, &he) || he.Error() != "line 4: the base has 5 lines, the head only 3: entries were removed" {
 		t.Errorf("Diff = %v", err)
+	}
+}
+
+// An entry whose evidence an earlier entry recorded, appended again with
+// its chain fields made anew (as a branch could): the chain verifies and
+// the base is a prefix, so only the comment can say it is no new result.
+func TestDiffRepeats(t *testing.T) {
+	path, base := sampleLedger(t, 3)
+	entries, err := ReadAll(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := map[string]any{}
+	for k, v := range entries[1].Fields {
+		switch k {
+		case keySchema, keySeq, keyPrev, keyTime, keyHash:
+		default:
+			body[k] = v
+		}
+	}
+	if _, ok := body["sources"]; !ok {
+		t.Fatal("the sample entry records no sources")
+	}
+	if _, err := Append(path, body, fixtureTime(9)); err != nil {
+		t.Fatal(err)
+	}
+	head, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep := Check("ledger.jsonl", head); rep.Problem != nil || rep.Entries != 4 {
+		t.Fatalf("the copied entry breaks the chain: %+v", rep)
+	}
+	d, err := Diff(base, head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[int64]int64{4: 2}, d.Repeats); diff != "" {
+		t.Errorf("repeats (-want +got):\n%s", diff)
+	}
+	c := Comment("main", d, Report{Entries: 4, Head: "sha256:h"})
+	if !strings.Contains(c, "- seq 4: ⚠ repeats the evidence of seq 2 (the same experiment, seeds and source bytes): no new result") {
+		t.Errorf("the comment does not say seq 4 repeats seq 2:\n%s", c)
+	}
+	// Distinct entries repeat nothing.
+	if d, err := Diff(nil, base); err != nil || len(d.Repeats) != 0 {
+		t.Errorf("repeats among distinct entries: %v, %v", d.Repeats, err)
 	}
 }
