@@ -62,6 +62,14 @@ type Material struct {
 	// and what it reads.
 	Reads map[string]string `json:"reads,omitempty"`
 	Head  string            `json:"head"` // git HEAD; "" outside git
+	// Env maps the environment variables the commands expand, and those
+	// that change what the interpreter runs, to the digest of their value
+	// ("" unset); Installed the Python environments' installed
+	// distributions and start-up files (pinInstalled). Both are absent
+	// from approvals recorded before they were pinned, and then not
+	// compared.
+	Env       map[string]string `json:"env,omitempty"`
+	Installed map[string]string `json:"installed,omitempty"`
 
 	// hidden are the Reads the code does not cover (ignored, outside the
 	// code's scope, or no git): what git does not show.
@@ -106,6 +114,9 @@ func Compute(ctx context.Context, root string, ad *adapter.Adapter, adapterFile 
 	if err := m.pinReads(ctx, root, ad, g, cmds, outputs); err != nil {
 		return Material{}, err
 	}
+	// The run inherits the launching process's environment (launch).
+	m.pinEnv(cmds, os.LookupEnv)
+	m.pinInstalled(root, ad)
 	return m, nil
 }
 
@@ -412,6 +423,26 @@ func Changes(approved, now Material) []string {
 			out = append(out, k+": edited since approval")
 		}
 	}
+	if approved.Env != nil {
+		for _, k := range keys(approved.Env, now.Env) {
+			if a, b := approved.Env[k], now.Env[k]; a != b {
+				out = append(out, fmt.Sprintf("environment variable %s: %s since approval", k, envChange(a, b)))
+			}
+		}
+		for _, k := range keys(approved.Installed, now.Installed) {
+			a, inA := approved.Installed[k]
+			b, inB := now.Installed[k]
+			switch {
+			case a == b && inA == inB:
+			case !inA:
+				out = append(out, k+": installed since approval")
+			case !inB:
+				out = append(out, k+": removed since approval")
+			default:
+				out = append(out, k+": edited since approval")
+			}
+		}
+	}
 	for _, k := range keys(approved.Reads, now.Reads) {
 		a, inA := approved.Reads[k]
 		b, inB := now.Reads[k]
@@ -474,6 +505,17 @@ func keys(a, b map[string]string) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// envChange says how a variable's pinned value changed.
+func envChange(a, b string) string {
+	switch {
+	case a == "":
+		return "set"
+	case b == "":
+		return "unset"
+	}
+	return "changed"
 }
 
 func orNone(s string) string {
