@@ -3,9 +3,10 @@
 # imports it (package main; import _ "X"; func main() {}), built as rlxp is
 # (CGO_ENABLED=0 -trimpath -ldflags '-s -w'), timed against an empty static
 # Go binary as paired runs (A B A B ...; scripts/bench/paired.py). "rlxp's
-# imports" links everything rlxp's packages import; beside it the same with
-# vbauerster/mpb/v8 in place of schollz/progressbar/v3, when the Go proxy
-# (or the module cache) serves it. With BIN, `rlxp --version` (no command
+# imports" links everything rlxp's packages import (rlxp-core's), "rlxp's
+# front imports" what the front binary (rlxp) links; the last rows are
+# rlxp's imports with vbauerster/mpb/v8 in place of schollz/progressbar/v3,
+# when the Go proxy (or the module cache) serves it. With BIN, `rlxp --version` (no command
 # table, no state read) closes the table.
 #   bash scripts/bench-floors.sh [BIN] [RUNS]
 set -euo pipefail
@@ -20,9 +21,14 @@ trap 'rm -rf "$work"' EXIT
 sed 's|^module .*|module floors|' "$here/go.mod" >"$work/go.mod"
 cp "$here/go.sum" "$work/go.sum"
 
-# Every package outside the module that rlxp's own packages import.
-deps=$(cd "$here" && "$go" list -deps -f '{{if not .Standard}}{{.ImportPath}}{{end}}' ./cmd/rlxp |
-  grep -v '^github.com/rlxp/rlxp' | grep -v '/internal/' | grep -v '/internal$' | sort)
+# Every package outside the module that rlxp's own packages import (the
+# whole command line, rlxp-core), and those the front (rlxp) imports.
+imports() {
+  (cd "$here" && "$go" list -deps -f '{{if not .Standard}}{{.ImportPath}}{{end}}' "$1" |
+    grep -v '^github.com/rlxp/rlxp' | grep -v '/internal/' | grep -v '/internal$' | sort)
+}
+deps=$(imports ./cmd/rlxp-core)
+front_deps=$(imports ./cmd/rlxp)
 
 prog() { # NAME IMPORT...
   local name=$1
@@ -42,7 +48,9 @@ prog progressbar github.com/schollz/progressbar/v3
 prog gojsonschema github.com/xeipuuv/gojsonschema
 # shellcheck disable=SC2086
 prog rlxp_imports $deps
-rows=(empty encoding_json net_http pflag gocsv protowire go_yaml sh_syntax progressbar gojsonschema rlxp_imports)
+# shellcheck disable=SC2086
+prog rlxp_front_imports $front_deps
+rows=(empty encoding_json net_http pflag gocsv protowire go_yaml sh_syntax progressbar gojsonschema rlxp_imports rlxp_front_imports)
 if (cd "$work" && GOFLAGS=-mod=mod "$go" get github.com/vbauerster/mpb/v8@v8.16.2 >/dev/null 2>&1); then
   prog mpb github.com/vbauerster/mpb/v8
   # shellcheck disable=SC2086
@@ -60,5 +68,9 @@ args=()
 for r in "${rows[@]}"; do printf '%s %d KiB; ' "$r" $(($(wc -c <"$work/bin/$r") / 1024)); done
 echo
 for r in "${rows[@]:1}"; do args+=("$r=0=-=$work/bin/$r"); done
-[ -n "$bin" ] && args+=("rlxp --version=0=-=$bin --version")
+if [ -n "$bin" ]; then
+  args+=("rlxp --version=0=-=$bin --version")
+  core=$(dirname "$bin")/rlxp-core
+  [ -x "$core" ] && args+=("rlxp-core --version=0=-=$core --version")
+fi
 "$py" "$here/scripts/bench/paired.py" "$runs" "$work/bin/empty" "${args[@]}"

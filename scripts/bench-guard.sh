@@ -7,12 +7,17 @@
 # both give the same exit status, stdout and stderr on each. Payloads are
 # real hook inputs (Claude Code and Codex shapes): outside any .rlxp/ tree
 # (the fast path) and in the example repo, allowed and refused. /bin/true
-# and `rlxp --version` show the floor and rlxp's bare start-up.
+# and `rlxp --version` show the floor and rlxp's bare start-up. rlxp is the
+# front (docs/performance.md): contract status is timed through it and
+# through rlxp-core (beside BIN) after a check that both answer alike, and
+# a command the front hands over (help exit-codes) shows what the one extra
+# exec costs against rlxp-core run directly.
 #   bash scripts/bench-guard.sh BIN [RUNS]
 # GO_EMPTY names a prebuilt empty static Go binary; otherwise go builds one.
 set -euo pipefail
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 hook=$(dirname "$bin")/rlxp-guard
+core=$(dirname "$bin")/rlxp-core
 runs=${2:-200}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 py=${PYTHON:-python3}
@@ -50,6 +55,15 @@ cat >"$work/write.json" <<JSON
 JSON
 
 [ -x "$hook" ] || { echo "bench-guard: no $hook (make build builds it next to rlxp)" >&2; exit 1; }
+[ -x "$core" ] || { echo "bench-guard: no $core (make build builds it next to rlxp)" >&2; exit 1; }
+# The core remembers the state files' schema verdicts, which the front
+# needs to answer alone; then both must print the same.
+set +e
+"$core" contract status --json --root "$repo" >"$work/status.core.out"
+"$bin" contract status --json --root "$repo" >"$work/status.front.out"
+set -e
+cmp -s "$work/status.core.out" "$work/status.front.out" ||
+  { echo "bench-guard: rlxp and rlxp-core differ on contract status --json" >&2; exit 1; }
 cat >"$work/ask.json" <<JSON
 {"session_id":"8f0c6a1e-2c1b-4a51-9d0e-3f9a8d4b7c21","cwd":"$repo","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rlxp launch lr-3e-3 --confirm sha256:0f3c"},"tool_use_id":"toolu_01ASK"}
 JSON
@@ -73,10 +87,11 @@ cp "$bin" "$hook" "$work/plugin/bin/"
 
 echo "rlxp $("$bin" --version | cut -d' ' -f2), $("$go" version 2>/dev/null | cut -d' ' -f3 || echo 'prebuilt go-empty')"
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "binaries: rlxp $(wc -c <"$bin") bytes, rlxp-guard $(wc -c <"$hook") bytes, empty $(wc -c <"$empty") bytes"
+echo "binaries: rlxp $(wc -c <"$bin") bytes, rlxp-core $(wc -c <"$core") bytes, rlxp-guard $(wc -c <"$hook") bytes, empty $(wc -c <"$empty") bytes"
 "$py" "$here/scripts/bench/paired.py" "$runs" "$empty" \
   "/bin/true=-=$work/allow.json=/bin/true" \
   "rlxp --version=0=-=$bin --version" \
+  "rlxp-core --version=0=-=$core --version" \
   "guard fast path: rlxp guard=0=$work/outside.json=$bin guard" \
   "guard fast path: rlxp-guard=0=$work/outside.json=$hook" \
   "guard allow: rlxp guard=0=$work/allow.json=$bin guard" \
@@ -88,4 +103,7 @@ echo "binaries: rlxp $(wc -c <"$bin") bytes, rlxp-guard $(wc -c <"$hook") bytes,
   "guard deny torchrun: rlxp guard=2=$work/deny-codex.json=$bin guard" \
   "guard deny torchrun: rlxp-guard=2=$work/deny-codex.json=$hook" \
   "guard allow: shim, rlxp-guard=0=$work/allow.json=$work/plugin/scripts/rlxp guard" \
-  "contract status --json=-=-=$bin contract status --json --root $repo"
+  "contract status --json: rlxp=-=-=$bin contract status --json --root $repo" \
+  "contract status --json: rlxp-core=-=-=$core contract status --json --root $repo" \
+  "handed over: rlxp help exit-codes=0=-=$bin help exit-codes" \
+  "direct: rlxp-core help exit-codes=0=-=$core help exit-codes"
