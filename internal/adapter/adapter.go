@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/rlxp/rlxp/internal/document"
-	"github.com/rlxp/rlxp/internal/metrics"
+	metricformat "github.com/rlxp/rlxp/internal/metrics/format"
 	"github.com/rlxp/rlxp/internal/schema"
 )
 
@@ -97,7 +97,7 @@ func check(c schema.Checker, f *document.File) (*Adapter, []*document.Error, err
 		if format == "" {
 			continue // detected from the file
 		}
-		if _, err := metrics.ParseFormat(format); err != nil {
+		if _, err := metricformat.Parse(format); err != nil {
 			field := []string{"metrics", "sources", name, "format"}
 			l, c := f.Pos(field)
 			errs = append(errs, &document.Error{Path: f.Path, Line: l, Col: c, Field: strings.Join(field, "."), Msg: err.Error()})
@@ -108,7 +108,7 @@ func check(c schema.Checker, f *document.File) (*Adapter, []*document.Error, err
 
 // MetricFormat is the source's declared format, "" to detect it from the
 // file. Parse has already refused a name rlxp cannot read.
-func (s Source) MetricFormat() metrics.Format { return metrics.Format(s.Format) }
+func (s Source) MetricFormat() metricformat.Format { return metricformat.Format(s.Format) }
 
 // SourceNames lists the declared sources, sorted.
 func (a *Adapter) SourceNames() []string {

@@ -4,45 +4,33 @@ package metrics
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/rlxp/rlxp/internal/metrics/format"
 )
 
-// A Format names a metric file format.
-type Format string
+// A Format names a metric file format (package format names them).
+type Format = format.Format
 
 // Formats rlxp reads.
 const (
-	JSON         Format = "json"          // one object, an array of row objects, or {"step":…, "data":{…}} rows
-	JSONL        Format = "jsonl"         // one row object per line (incl. verl's file logger)
-	CSV          Format = "csv"           // header + rows: SB3/rllab progress.csv, baselines
-	WandbCSV     Format = "wandb-csv"     // W&B UI "export panel data" CSV
-	WandbSummary Format = "wandb-summary" // wandb-summary.json
-	Wandb        Format = "wandb"         // run-<id>.wandb transaction log
-	TBCSV        Format = "tb-csv"        // TensorBoard UI CSV export: Wall time,Step,Value
-	TBJSON       Format = "tb-json"       // TensorBoard UI JSON export: [[wall, step, value], …]
-	TFEvents     Format = "tfevents"      // native TensorBoard event file
-	MLflow       Format = "mlflow"        // MLflow file store: a run dir, its metrics/ dir, or one metric file
-	VerlLog      Format = "verl-log"      // verl console lines: step:N - key:value - …
+	JSON         = format.JSON
+	JSONL        = format.JSONL
+	CSV          = format.CSV
+	WandbCSV     = format.WandbCSV
+	WandbSummary = format.WandbSummary
+	Wandb        = format.Wandb
+	TBCSV        = format.TBCSV
+	TBJSON       = format.TBJSON
+	TFEvents     = format.TFEvents
+	MLflow       = format.MLflow
+	VerlLog      = format.VerlLog
 )
 
 // Formats lists every format, in the order help shows them.
-func Formats() []Format {
-	return []Format{JSON, JSONL, CSV, WandbCSV, WandbSummary, Wandb, TBCSV, TBJSON, TFEvents, MLflow, VerlLog}
-}
+func Formats() []Format { return format.All() }
 
 // ParseFormat checks a --format value.
-func ParseFormat(s string) (Format, error) {
-	for _, f := range Formats() {
-		if string(f) == s {
-			return f, nil
-		}
-	}
-	names := make([]string, 0, len(Formats()))
-	for _, f := range Formats() {
-		names = append(names, string(f))
-	}
-	return "", fmt.Errorf("unknown format %q (formats: %s)", s, strings.Join(names, ", "))
-}
+func ParseFormat(s string) (Format, error) { return format.Parse(s) }
 
 // ReaderVersion changes whenever a reader may deliver other points, tags
 // or counts for the same bytes: what is remembered of a read (scoring's
