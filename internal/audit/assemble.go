@@ -22,6 +22,7 @@ type assembler struct {
 	// trainDefs names the functions of the repository that train, once
 	// a documented command needs them (callsTraining).
 	trainDefs map[string]bool
+	linked    map[string]bool // READMEs the root README links to
 }
 
 func assemble(root string, lst *listing, files []*facts, profiles []Profile, sc *scanner) *Report {

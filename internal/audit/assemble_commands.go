@@ -459,6 +459,16 @@ func (a *assembler) entryPoints() {
 		if ri, rj := rlNamed(out[i]), rlNamed(out[j]); ri != rj && out[i].docRank != 0 {
 			return ri
 		}
+		if fi, fj := out[i].docForm, out[j].docForm; fi != fj && out[i].docRank != 0 {
+			// A concrete command before a form to fill in.
+			return fj
+		}
+		if ai, aj := out[i].docAt, out[j].docAt; ai.File == aj.File && ai.File != "" && out[i].docRooted != out[j].docRooted {
+			// Of the programs one document shows, one it also runs
+			// from the repository's root, as the adapter does, comes
+			// before one it runs only from inside its folder.
+			return out[i].docRooted
+		}
 		if ai, aj := out[i].docAt, out[j].docAt; ai != aj {
 			if ai.File != aj.File {
 				return ai.File < aj.File
@@ -571,6 +581,20 @@ func (a *assembler) documented(e *EntryPoint, c cmdHit, f *facts) {
 	trains := a.documentedTrain(c.argv, e)
 	form := templated(c.argv)
 	r := docRank(f.path)
+	if r > 2 && a.linkedDocs()[f.path] {
+		r = 2
+	}
+	script, mod, _ := pyTarget(c.argv)
+	if sh, _ := shellTarget(c.argv); script == "" && sh != "" {
+		script = sh
+	}
+	rooted := mod != "" || script != "" && strings.TrimPrefix(script, "./") == e.Target
+	switch {
+	case e.docRank == 0 || r < e.docRank:
+		e.docRooted = rooted
+	case r == e.docRank:
+		e.docRooted = e.docRooted || rooted
+	}
 	if e.docRank == 0 || r < e.docRank || r == e.docRank && (e.docForm && !form || e.docForm == form && trains && !e.docTrn) {
 		e.docRank, e.docArgv, e.docAt, e.docTrn, e.docForm = r, c.argv, ev(f, c.line, ""), trains, form
 	}
@@ -579,6 +603,35 @@ func (a *assembler) documented(e *EntryPoint, c cmdHit, f *facts) {
 	if e.Kind == "other" && !e.fixed && (trains || c.trainCtx) {
 		e.Kind = "train"
 	}
+}
+
+// linkedDocs are the READMEs the root README links to (a folder's
+// README, or the page itself): where its humans send a newcomer, as
+// close as the docs' start pages.
+func (a *assembler) linkedDocs() map[string]bool {
+	if a.linked != nil {
+		return a.linked
+	}
+	a.linked = map[string]bool{}
+	for _, f := range a.files {
+		if f.kind != kindReadme || strings.Contains(f.path, "/") || !strings.HasPrefix(strings.ToLower(f.path), "readme") {
+			continue
+		}
+		for _, h := range f.hits {
+			if h.cat != catLink {
+				continue
+			}
+			if a.byPath[h.name] != nil && a.byPath[h.name].kind == kindReadme {
+				a.linked[h.name] = true
+			}
+			for _, name := range []string{"README.md", "README.rst", "readme.md", "README"} {
+				if p := path.Join(h.name, name); a.byPath[p] != nil {
+					a.linked[p] = true
+				}
+			}
+		}
+	}
+	return a.linked
 }
 
 // templated reports a documented command with placeholders to fill in

@@ -81,16 +81,17 @@ type EntryPoint struct {
 	Confidence Confidence `json:"confidence"`
 	Evidence   []Evidence `json:"evidence"`
 
-	flags   []flagDef
-	preflag string // how its own preflight is asked for
-	wraps   bool
-	fixed   bool // its kind comes from its name; what it runs does not change it
-	refs    int  // examples and usage lines that run it
-	docRank int  // where it is documented: 1 the root README, 2-3 the docs' start pages, 4 other docs, 5 another README, 6 release notes; 0 nowhere
-	docArgv []string
-	docAt   Evidence // where: earlier documented first
-	docTrn  bool     // the documented command trains (runner.py --train, spinup.run ppo)
-	docForm bool     // the documented command has placeholders to fill in (--env <env>)
+	flags     []flagDef
+	preflag   string // how its own preflight is asked for
+	wraps     bool
+	fixed     bool // its kind comes from its name; what it runs does not change it
+	refs      int  // examples and usage lines that run it
+	docRank   int  // where it is documented: 1 the root README, 2-3 the docs' start pages, 4 other docs, 5 another README, 6 release notes; 0 nowhere
+	docArgv   []string
+	docAt     Evidence // where: earlier documented first
+	docTrn    bool     // the documented command trains (runner.py --train, spinup.run ppo)
+	docForm   bool     // the documented command has placeholders to fill in (--env <env>)
+	docRooted bool     // a documented command as close as docAt runs it from the repository's root
 	// score weighs the evidence that it is the way to train, for
 	// choosing among undocumented candidates; why says what it is.
 	score int

@@ -22,6 +22,7 @@ const (
 	catSignal      = "signal"
 	catTrains      = "trains"
 	catMention     = "mention" // a script a document names (train_mpe.sh), by its stem
+	catLink        = "link"    // a repository path a document links to (sota/ppo/)
 )
 
 // A hit is one simple fact found on one line of one file.

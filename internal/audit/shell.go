@@ -728,6 +728,20 @@ func makeAssign(l string) (string, string, bool) {
 // scanReadme reads the command lines of a README's code.
 func (sc *scanner) scanReadme(f *facts, t *text) {
 	f.commands = append(f.commands, commandLines(t.s, 1, "readme")...)
+	// Markdown links into the repository: a README the root README
+	// points to is where its humans send a newcomer.
+	t.each("](", func(off int) bool {
+		rest := t.s[off+2:]
+		end := strings.IndexAny(rest, ") \n")
+		if end <= 0 || rest[end] != ')' {
+			return true
+		}
+		target, _, _ := strings.Cut(rest[:end], "#")
+		if target != "" && !strings.Contains(target, "://") && !strings.HasPrefix(target, "mailto:") {
+			f.add(catLink, path.Clean(path.Join(path.Dir(f.path), target)), "", t.lineOf(off), "", Medium)
+		}
+		return true
+	})
 	// The scripts the text names, in prose or links as well as in
 	// commands: which of several ways to train its humans talk about.
 	s := t.s

@@ -141,6 +141,7 @@ func FuzzScan(f *testing.F) {
 		"KEY=CHANGEME\nexport NGPUS_PER_NODE=8\n",
 		"defaults:\n  - _self_\nenv: CartPole-v1\ntrainer:\n  logger: [console, wandb]\n",
 		"```bash\npython train.py \\\n  --env-id CartPole-v1\n```\n",
+		"| a | [PPO](algos/ppo/) [y](http://z) [w](#a) [v](../x.md#b) ](\n",
 		"1. Train:\n  ```python t.py --task=x```\n`a` and `` b `` ```\n.. code-block:: bash\n\n   python3 -m pkg.main a=1 \\\n    b=2\nmytool sft --x [Y]\n",
 		"f(\"\"\"x\n", "'", "\"\\", "open(", "os.path.join(", "metrics[", "fieldnames=(", "@dataclass\nclass\n",
 		"add_argument(\"--set\", action=\"append\", metavar=\"KEY=VALUE\", help=\"k=v\")",
