@@ -3,25 +3,30 @@
 # work tree per repository at the commit bench/audit-accuracy/facts.yaml
 # pins, named as there. A repository already in DIR is left as it is.
 #
-#   bash scripts/bench-audit-fetch.sh DIR [MIRRORS]
+#   bash scripts/bench-audit-fetch.sh DIR [MIRRORS [BATCH]]
 #
 # MIRRORS, when given, is a directory of bare git directories named
 # OWNER+NAME/repo (or OWNER+NAME) to export from instead of cloning; a
 # blob missing from a partial clone is left out. Without it each
 # repository is cloned from its URL (blobless) and checked out at its
 # commit. A repository that cannot be had is skipped with a message.
+# BATCH (unseen-6, ...) fetches only that batch's repositories ("" for
+# MIRRORS clones them).
 set -euo pipefail
 [[ $# -ge 1 ]] || { echo "usage: bash scripts/bench-audit-fetch.sh DIR [MIRRORS]" >&2; exit 2; }
 dir=$1
 mirrors=${2:-}
+batch=${3:-}
 facts=$(dirname "$0")/../bench/audit-accuracy/facts.yaml
 mkdir -p "$dir"
 
-# name url commit, one repository a line.
-list=$(awk '
-  /^  - name:/ { name=$3 }
+# name url commit, one repository a line, of BATCH when given (a
+# repository's batch line comes before its commit line).
+list=$(awk -v want="$batch" '
+  /^  - name:/ { name=$3; b="" }
+  /^    batch:/ { b=$2 }
   /^    url:/ { url=$2 }
-  /^    commit:/ { print name, url, $2 }' "$facts")
+  /^    commit:/ { if (want == "" || b == want) print name, url, $2 }' "$facts")
 
 export_tree() { # GITDIR COMMIT OUT
   git --git-dir="$1" ls-tree -r -z "$2" | python3 "$(dirname "${BASH_SOURCE[0]}")/bench/export_tree.py" "$1" "$3"
