@@ -157,3 +157,37 @@ func FuzzJustfile(f *testing.F) {
 		}
 	})
 }
+
+// FuzzScriptOnDisk feeds a file a command runs, seeded with the example's
+// real trainer, evaluation script and runner and with task files, to the
+// readers of scripts on disk and of task files: the file is written where
+// the command finds it, then run by Python, by the shell and as each task
+// runner's task file.
+func FuzzScriptOnDisk(f *testing.F) {
+	for _, p := range []string{"train.py", "eval.py", "scripts/run.sh", "cartpole/preflight.py"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "examples", "cartpole", p))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
+	f.Add("[tox]\nenvlist = py311\n[testenv:quick]\ncommands =\n    python3 train.py {posargs}\n")
+	f.Add("import nox\n@nox.session\ndef smoke(session):\n    session.run('python3', 'train.py')\n")
+	f.Add("def task_fit():\n    return {'actions': [['python3', 'train.py'], 'ruff check .']}\n")
+	f.Add("rule fit:\n    shell:\n        \"python3 train.py\"\n        \" --out {output}\"\n")
+	f.Add("import subprocess, sys\ncmd = [sys.executable, 'train.py']\nsubprocess.run(cmd)\nfrom train import (main,\n    Policy as P)\n")
+	root := f.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".rlxp"), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	names := []string{"x.py", "x.sh", "tox.ini", "tox.toml", "noxfile.py", "tasks.py", "dodo.py", "Snakefile"}
+	f.Fuzz(func(t *testing.T, body string) {
+		for _, n := range names {
+			if err := os.WriteFile(filepath.Join(root, n), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		g := &Guard{Load: func(string) *Policy { return NewPolicy(root, cartpole()) }}
+		checkDecision(t, g.Decide("python3 x.py && bash x.sh && tox && tox -c tox.toml && nox && invoke a && doit && snakemake", root))
+	})
+}

@@ -134,7 +134,8 @@ func pyCommand(code string, i, pos int) string {
 	re := regexp.MustCompile(`(?m)^[ \t]*` + regexp.QuoteMeta(name) + `[ \t]*(?::[^=\n]*)?=[ \t]*`)
 	best := -1
 	for _, m := range re.FindAllStringIndex(code[:pos], -1) {
-		if m[1] < len(code) && code[m[1]] != '=' {
+		// Strictly before pos, so that cmd = cmd + [...] ends.
+		if m[1] < pos && code[m[1]] != '=' {
 			best = m[1]
 		}
 	}
