@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/rlxp/rlxp/internal/adapter"
@@ -14,7 +15,20 @@ import (
 // files, with an ignored data directory of 2,000 files and an ignored
 // virtual environment of 3,000 Python files: what the gate recomputes at
 // every check.
-func BenchmarkCompute(b *testing.B) {
+func BenchmarkCompute(b *testing.B) { benchCompute(b, "print(1)\n") }
+
+// BenchmarkComputePython is BenchmarkCompute with a trainer that imports
+// every one of the 600 modules, each reading a config: the cost of the
+// search of Python code for what it reads.
+func BenchmarkComputePython(b *testing.B) {
+	var train strings.Builder
+	for i := 0; i < 600; i++ {
+		fmt.Fprintf(&train, "from pkg.m%d import mod%d\n", i%30, i)
+	}
+	benchCompute(b, train.String())
+}
+
+func benchCompute(b *testing.B, train string) {
 	files := map[string]string{
 		".gitignore":               "data/\n.venv/\nprivate/\nruns/\n",
 		"configs/base.yaml":        "defaults:\n  - model: small\nbase: private/base.json\n",
@@ -22,11 +36,11 @@ func BenchmarkCompute(b *testing.B) {
 		"private/base.json":        `{"lr": 0.01}`,
 		"scripts/run.sh":           "source private/run.env\npython3 train.py \"$@\"\n",
 		"private/run.env":          "A=1\n",
-		"train.py":                 "print(1)\n",
+		"train.py":                 train,
 		".venv/pyvenv.cfg":         "home = /usr/bin\n",
 	}
 	for i := 0; i < 600; i++ {
-		files[fmt.Sprintf("pkg/m%d/mod%d.py", i%30, i)] = fmt.Sprintf("X = %d\n", i)
+		files[fmt.Sprintf("pkg/m%d/mod%d.py", i%30, i)] = fmt.Sprintf("import json\nX = %d\nCFG = json.load(open(\"configs/base.yaml\"))\n", i)
 	}
 	for i := 0; i < 2000; i++ {
 		files[fmt.Sprintf("data/shard%d/part%d.bin", i%20, i)] = "x"
