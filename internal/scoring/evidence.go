@@ -10,6 +10,7 @@ import (
 	"github.com/rlxp/rlxp/internal/contract"
 	"github.com/rlxp/rlxp/internal/ledger"
 	"github.com/rlxp/rlxp/internal/runs"
+	"github.com/rlxp/rlxp/internal/score"
 )
 
 // What a score's sources are, beyond their bytes: whose run wrote them.
@@ -185,6 +186,52 @@ func protocol(c contract.Contract, id string, expSeeds []int) []string {
 			if r.Contains(s) {
 				out = append(out, fmt.Sprintf("seed %d is a held-out evaluation seed (%s): a run trained on it is no held-out evidence", s, r))
 			}
+		}
+	}
+	return out
+}
+
+// episodeSpecs are the tags of the evaluation source that may count its
+// episodes: "episodes", "n_episodes" or "num_episodes", beside the
+// primary metric (eval/episodes for eval/mean_return) or alone.
+func episodeSpecs(c contract.Contract) []metricSpec {
+	if c.Evaluation.Episodes <= 0 || c.Evaluation.Source == "" {
+		return nil
+	}
+	prefix := ""
+	if i := strings.LastIndex(c.Metrics.Primary.Name, "/"); i >= 0 {
+		prefix = c.Metrics.Primary.Name[:i+1]
+	}
+	var out []metricSpec
+	seen := map[string]bool{}
+	for _, p := range []string{prefix, ""} {
+		for _, n := range []string{"episodes", "n_episodes", "num_episodes"} {
+			if !seen[p+n] {
+				seen[p+n] = true
+				out = append(out, metricSpec{name: p + n, source: c.Evaluation.Source, aggregate: score.Last, optional: true})
+			}
+		}
+	}
+	return out
+}
+
+// episodes finds seeds whose evaluation source says it ran fewer episodes
+// than evaluation.episodes asks for: values are per spec, per seed.
+func episodes(c contract.Contract, specs []metricSpec, values [][]score.SeedValue, files []SourceFile) []string {
+	var out []string
+	for i, sp := range specs {
+		for _, v := range values[i] {
+			if v.Value == nil || *v.Value >= float64(c.Evaluation.Episodes) {
+				continue
+			}
+			path := ""
+			for _, f := range files {
+				if f.Seed == v.Seed && f.Source == sp.source {
+					path = f.Path
+				}
+			}
+			out = append(out, fmt.Sprintf("seed %d: %s says %s is %g: fewer episodes than the %d the protocol evaluates (evaluation.episodes)",
+				v.Seed, path, sp.name, *v.Value, c.Evaluation.Episodes))
 		}
 	}
 	return out

@@ -152,7 +152,7 @@ func (rd reader) readSeeds(seeds []SeedRun, specs []metricSpec) (seedsRead, erro
 		}
 	}
 	for i, sp := range specs {
-		if missing[i] == len(seeds) {
+		if missing[i] == len(seeds) && !sp.optional {
 			msg := fmt.Sprintf("unknown tag %q in source %s of every seed", sp.name, sp.source)
 			if len(hints[i]) > 0 {
 				msg += fmt.Sprintf(" (closest: %s)", strings.Join(hints[i], ", "))

@@ -123,6 +123,9 @@ type metricSpec struct {
 	name, source, aggregate string
 	n                       int
 	step                    int64
+	// optional is a tag read when a source has it (an episode count),
+	// never missed.
+	optional bool
 }
 
 // A Scored experiment is its per-seed values and what they rest on, ready
@@ -160,11 +163,19 @@ func Read(ctx context.Context, s Spec) (*Scored, error) {
 	if err != nil {
 		return nil, err
 	}
-	specs := []metricSpec{{c.Metrics.Primary.Name, c.Metrics.Primary.Source, c.Metrics.Primary.Aggregate, c.Metrics.Primary.N, c.Metrics.Primary.Step}}
+	specs := []metricSpec{{c.Metrics.Primary.Name, c.Metrics.Primary.Source, c.Metrics.Primary.Aggregate, c.Metrics.Primary.N, c.Metrics.Primary.Step, false}}
 	for _, g := range c.Metrics.Guardrails {
-		specs = append(specs, metricSpec{g.Name, g.Source, g.Aggregate, g.N, g.Step})
+		specs = append(specs, metricSpec{g.Name, g.Source, g.Aggregate, g.N, g.Step, false})
 	}
 	rd := reader{s: s, sources: sources}
+	nEval := len(specs)
+	for _, sp := range specs[:nEval] {
+		if sp.source == c.Evaluation.Source {
+			// Only a source read anyway: no file is read for the count alone.
+			specs = append(specs, episodeSpecs(c)...)
+			break
+		}
+	}
 	got, err := rd.readSeeds(seeds, specs)
 	if err != nil {
 		return nil, err
@@ -190,6 +201,7 @@ func Read(ctx context.Context, s Spec) (*Scored, error) {
 	}
 	sc.problems, sc.notes = evidence(s.Repo.Root, seeds, files, s.Runs)
 	sc.problems = append(sc.problems, protocol(c, id, exp.Seeds)...)
+	sc.problems = append(sc.problems, episodes(c, specs[nEval:], got.values[nEval:], files)...)
 	return sc, nil
 }
 
