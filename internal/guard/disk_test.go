@@ -160,3 +160,26 @@ func TestTaskFiles(t *testing.T) {
 		{"cd other && tox -e py311", "allow"},
 	})
 }
+
+// TestJustImports: a recipe a justfile imports runs as its own.
+func TestJustImports(t *testing.T) {
+	repo := t.TempDir()
+	files := map[string]string{
+		".rlxp/adapter.yaml": "schema: rlxp.adapter/v1\n",
+		"justfile":           "import 'just/train.just'\nimport? 'missing.just'\n\nlint:\n    ruff check .\n",
+		"just/train.just":    "quick:\n    python3 train.py --epochs 1\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(repo, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkForms(t, repo, []struct{ cmd, want string }{
+		{"just quick", "starts training directly"},
+		{"just lint", "allow"},
+	})
+}

@@ -34,7 +34,7 @@ func (a *analyzer) just(args []string, exact []bool, text string, sc *scope, dep
 			if err != nil {
 				continue
 			}
-			jf := parseJustfile(string(data))
+			jf := parseJustfile(justImports(string(data), filepath.Dir(path), 0))
 			if chdir == "" && file != "" {
 				dir = filepath.Dir(path) // just runs recipes in the justfile's directory
 			}
@@ -298,4 +298,31 @@ func interpolate(body string, vals map[string]string) string {
 		}
 		body = body[i+j+2:]
 	}
+}
+
+// justImports puts the text of the files a justfile imports (import
+// 'file.just', import? 'file.just') after its own, as just merges their
+// recipes, to a few levels.
+func justImports(data, dir string, level int) string {
+	if level > 4 || !strings.Contains(data, "import") {
+		return data
+	}
+	var extra strings.Builder
+	for _, line := range strings.Split(data, "\n") {
+		rest, ok := strings.CutPrefix(line, "import")
+		if !ok {
+			continue
+		}
+		rest = strings.TrimSpace(strings.TrimPrefix(rest, "?"))
+		if len(rest) < 2 || rest[0] != '\'' && rest[0] != '"' || rest[len(rest)-1] != rest[0] {
+			continue
+		}
+		path := resolve(unquoteJust(rest), dir)
+		b, err := os.ReadFile(path)
+		if err != nil || len(b) > maxScript {
+			continue
+		}
+		extra.WriteString("\n" + justImports(string(b), filepath.Dir(path), level+1))
+	}
+	return data + extra.String()
 }
