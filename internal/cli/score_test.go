@@ -93,15 +93,16 @@ func TestScoreRefusesCorruptInput(t *testing.T) {
 				}
 			}
 			write(".rlxp/adapter.yaml", []byte(adapterYAML))
-			okFile := good
+			// Each seed's file of its own: equal content would be one
+			// source shared by two seeds.
+			okFile, okFile2 := good, eventsFile(400, 410, 410)
 			if format == "csv" {
 				okFile = []byte("step,eval/mean_return,eval/mean_length\n1,400,400\n")
+				okFile2 = []byte("step,eval/mean_return,eval/mean_length\n1,400,400\n2,400,400\n")
 			}
 			write("runs/seed0/"+tt.file, okFile)
 			write("runs/seed1/"+tt.file, tt.seed1)
-			// Each seed's file of its own: equal content would be one
-			// source shared by two seeds.
-			write("runs/seed2/"+tt.file, append(append([]byte{}, okFile...), okFile...))
+			write("runs/seed2/"+tt.file, okFile2)
 			ledgerPath := filepath.Join(dir, ".rlxp", "ledger.jsonl")
 			before, _ := os.ReadFile(ledgerPath)
 
