@@ -82,6 +82,9 @@ const (
 // readScript reads a text file a command runs: absent when it is no
 // regular file, binary when its first bytes say it is a program.
 func (a *analyzer) readScript(path string) (string, fileState) {
+	if a.noDisk {
+		return "", fileAbsent
+	}
 	fi, err := os.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() {
 		return "", fileAbsent

@@ -30,7 +30,7 @@ type token struct {
 // compile turns a template into a pattern: its launching command (see
 // launching), normalized with paths resolved against the repository root.
 func compile(name, tmpl, root string) (pattern, bool) {
-	a := analyzer{}
+	a := analyzer{noDisk: true}
 	a.source(tmpl, 0, &scope{vars: map[string]string{}, dirs: []string{root}})
 	c, ok := launching(a.cmds)
 	if !ok {

@@ -80,6 +80,10 @@ type analyzer struct {
 	// files hold (the declared preflight, a script guard.allow names):
 	// they are not read.
 	settled func(c call) bool
+	// noDisk reads no file: a template is compiled from its own words,
+	// and reading what it runs on every decision would cost the hook
+	// more than the decision.
+	noDisk bool
 }
 
 // A scope is what a command inherits from the shell that runs it.
