@@ -161,26 +161,12 @@ func literals(code string, python bool) []lit {
 			if python && strings.HasPrefix(code[i:], q+q+q) {
 				q = q + q + q
 			}
-			var b strings.Builder
-			j := i + len(q)
-			for j < len(code) && !strings.HasPrefix(code[j:], q) {
-				if code[j] == '\\' && j+1 < len(code) {
-					switch code[j+1] {
-					case 'n':
-						b.WriteByte('\n')
-					case 't':
-						b.WriteByte('\t')
-					default:
-						b.WriteByte(code[j+1])
-					}
-					j += 2
-					continue
-				}
-				b.WriteByte(code[j])
-				j++
+			v, at, closed := unquote(code, i+len(q), q, false, false)
+			end := len(code)
+			if closed {
+				end = at + len(q)
 			}
-			end := min(j+len(q), len(code))
-			out = append(out, lit{text: b.String(), start: i, end: end})
+			out = append(out, lit{text: v, start: i, end: end})
 			i = end - 1
 		}
 	}

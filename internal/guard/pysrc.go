@@ -266,10 +266,21 @@ func pyString(code string, i int) (string, int, bool) {
 	if strings.HasPrefix(code[i:], q+q+q) {
 		q += q + q
 	}
+	v, at, ok := unquote(code, i+len(q), q, raw, len(q) == 1)
+	if !ok {
+		return "", at, false
+	}
+	return v, at + len(q), true
+}
+
+// unquote reads a quoted literal's body from j, just past its opening
+// quote q, up to the closing q: its value with backslash escapes resolved
+// (none in a raw string) and the index of the closing quote. closed is
+// false when the text ends first or, for a one-line literal, the line does.
+func unquote(code string, j int, q string, raw, oneLine bool) (val string, at int, closed bool) {
 	var b strings.Builder
-	j := i + len(q)
 	for j < len(code) && !strings.HasPrefix(code[j:], q) {
-		if len(q) == 1 && code[j] == '\n' {
+		if oneLine && code[j] == '\n' {
 			return "", j, false
 		}
 		if code[j] == '\\' && j+1 < len(code) && !raw {
@@ -287,10 +298,7 @@ func pyString(code string, i int) (string, int, bool) {
 		b.WriteByte(code[j])
 		j++
 	}
-	if j >= len(code) {
-		return "", j, false
-	}
-	return b.String(), j + len(q), true
+	return b.String(), j, j < len(code)
 }
 
 // A pyImport is one module a Python file imports, and the names it takes
