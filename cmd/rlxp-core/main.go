@@ -6,8 +6,8 @@ package main
 
 import (
 	"os"
-	"runtime/debug"
 
+	"github.com/rlxp/rlxp/internal/buildversion"
 	"github.com/rlxp/rlxp/internal/cli"
 )
 
@@ -15,15 +15,5 @@ import (
 var version = ""
 
 func main() {
-	os.Exit(cli.Main(os.Args[1:], cli.SystemEnv(buildVersion())))
-}
-
-func buildVersion() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
+	os.Exit(cli.Main(os.Args[1:], cli.SystemEnv(buildversion.Of(version))))
 }

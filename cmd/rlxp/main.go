@@ -9,8 +9,8 @@ package main
 
 import (
 	"os"
-	"runtime/debug"
 
+	"github.com/rlxp/rlxp/internal/buildversion"
 	"github.com/rlxp/rlxp/internal/cli/front"
 )
 
@@ -18,15 +18,5 @@ import (
 var version = ""
 
 func main() {
-	os.Exit(front.Main(buildVersion()))
-}
-
-func buildVersion() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
+	os.Exit(front.Main(buildversion.Of(version)))
 }
