@@ -10,10 +10,10 @@
 # blob missing from a partial clone is left out. Without it each
 # repository is cloned from its URL (blobless) and checked out at its
 # commit. A repository that cannot be had is skipped with a message.
-# BATCH (unseen-6, ...) fetches only that batch's repositories ("" for
+# BATCH (unseen-6, unseen-7, ...) fetches only that batch's repositories ("" for
 # MIRRORS clones them).
 set -euo pipefail
-[[ $# -ge 1 ]] || { echo "usage: bash scripts/bench-audit-fetch.sh DIR [MIRRORS]" >&2; exit 2; }
+[[ $# -ge 1 ]] || { echo "usage: bash scripts/bench-audit-fetch.sh DIR [MIRRORS [BATCH]]" >&2; exit 2; }
 dir=$1
 mirrors=${2:-}
 batch=${3:-}
