@@ -166,8 +166,13 @@ func TestJustImports(t *testing.T) {
 	repo := t.TempDir()
 	files := map[string]string{
 		".rlxp/adapter.yaml": "schema: rlxp.adapter/v1\n",
-		"justfile":           "import 'just/train.just'\nimport? 'missing.just'\n\nlint:\n    ruff check .\n",
+		"justfile":           "import 'just/train.just'\nimport? 'missing.just'\nmod rl\nmod? ops\nmod lab 'lab/tasks.just'\nmod? gone\n\nlint:\n    ruff check .\n",
 		"just/train.just":    "quick:\n    python3 train.py --epochs 1\n",
+		// modules: recipes under a name, run in the module's directory
+		"rl/mod.just":        "fit:\n    python3 train.py\n\nplot:\n    python3 plot.py\n",
+		"ops.just":           "mod nested 'deep'\nlint:\n    ruff check .\n",
+		"deep/justfile":      "go:\n    torchrun --nproc_per_node 2 main.py\n",
+		"lab/tasks.just":     "sweep lr='3e-4':\n    python3 ../train.py --lr {{lr}}\n",
 	}
 	for name, body := range files {
 		p := filepath.Join(repo, name)
@@ -180,6 +185,13 @@ func TestJustImports(t *testing.T) {
 	}
 	checkForms(t, repo, []struct{ cmd, want string }{
 		{"just quick", "starts training directly"},
+		{"just rl fit", "runs the recipe fit (rl/mod.just:2)"},
+		{"just rl::fit", "starts training directly"},
+		{"just lab sweep 1e-3", "starts training directly"},
+		{"just ops nested go", "torchrun"},
+		{"just ops::nested::go", "torchrun"},
+		{"just $R", "starts training directly"},
 		{"just lint", "allow"},
+		{"just rl plot && just ops lint && just gone x && just --list rl", "allow"},
 	})
 }

@@ -30,33 +30,112 @@ func (a *analyzer) just(args []string, exact []bool, text string, sc *scope, dep
 		}
 		for _, f := range candidates {
 			path := resolve(f, dir)
-			data, err := os.ReadFile(path)
-			if err != nil {
+			if chdir == "" && file != "" {
+				// just runs recipes in the justfile's directory
+				if a.justRecipes(path, filepath.Dir(path), names, all, text, sc, depth, 0) {
+					break
+				}
 				continue
 			}
-			jf := parseJustfile(justImports(string(data), filepath.Dir(path), 0))
-			if chdir == "" && file != "" {
-				dir = filepath.Dir(path) // just runs recipes in the justfile's directory
+			if a.justRecipes(path, dir, names, all, text, sc, depth, 0) {
+				break
 			}
-			inner := sc.with([]string{dir})
-			inner.stdin = input{}
-			rel, err := filepath.Rel(dir, path)
-			if err != nil {
-				rel = path
-			}
-			for _, r := range jf.run(names, all) {
-				inner.via = chain(sc.via, fmt.Sprintf("%s runs the recipe %s (%s:%d)", quote(text), r.name, rel, r.line))
-				if r.shebang != "" {
-					if strings.Contains(r.shebang, "python") {
-						a.code(r.body, true, inner, depth)
-						continue
-					}
-				}
-				a.source(r.body, depth+1, inner)
-			}
-			break
 		}
 	}
+}
+
+// justRecipes follows the recipes of the justfile at path that the words
+// name, run in dir; a word naming one of its modules (mod NAME, also
+// NAME::recipe) hands the words after it to that module's justfile, whose
+// recipes run in the module's directory. false when there is no such file.
+func (a *analyzer) justRecipes(path, dir string, names []string, all bool, text string, sc *scope, depth, level int) bool {
+	data, err := os.ReadFile(path)
+	if err != nil || len(data) > maxScript {
+		return false
+	}
+	src := justImports(string(data), filepath.Dir(path), 0)
+	jf := parseJustfile(src)
+	mods := justModules(src, filepath.Dir(path))
+	var sub func(mod string, words []string, all bool)
+	sub = func(mod string, words []string, all bool) {
+		for _, p := range mods[mod] {
+			if level < 4 && a.justRecipes(p, filepath.Dir(p), words, all, text, sc, depth, level+1) {
+				return
+			}
+		}
+	}
+	if all {
+		for m := range mods {
+			sub(m, nil, true)
+		}
+	}
+	for i, w := range names {
+		if _, isRecipe := jf.recipes[w]; isRecipe {
+			continue
+		}
+		head, tail, qualified := strings.Cut(w, "::")
+		if _, isMod := mods[head]; !isMod {
+			continue
+		}
+		rest := names[i+1:]
+		if qualified {
+			rest = append([]string{tail}, rest...)
+		}
+		// the words after a module's name are its recipes and their arguments
+		sub(head, rest, false)
+		names = names[:i]
+		if len(names) == 0 && !all {
+			return true
+		}
+		break
+	}
+	inner := sc.with([]string{dir})
+	inner.stdin = input{}
+	rel := shownPath(path, sc.dirs)
+	for _, r := range jf.run(names, all) {
+		inner.via = chain(sc.via, fmt.Sprintf("%s runs the recipe %s (%s:%d)", quote(text), r.name, rel, r.line))
+		if r.shebang != "" {
+			if strings.Contains(r.shebang, "python") {
+				a.code(r.body, true, inner, depth)
+				continue
+			}
+		}
+		a.source(r.body, depth+1, inner)
+	}
+	return true
+}
+
+// justModules lists the files of the modules a justfile declares (mod
+// NAME, mod? NAME, mod NAME 'path'), by name: NAME.just, NAME/mod.just or
+// NAME/justfile next to it, or the path given (a file, or a directory
+// holding one of those).
+func justModules(data, dir string) map[string][]string {
+	if !strings.Contains(data, "mod") {
+		return nil
+	}
+	mods := map[string][]string{}
+	for _, line := range strings.Split(data, "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), "mod")
+		if !ok {
+			continue
+		}
+		rest = strings.TrimPrefix(rest, "?")
+		if rest == "" || rest[0] != ' ' && rest[0] != '\t' {
+			continue
+		}
+		f := strings.Fields(rest)
+		name := f[0]
+		var files []string
+		switch {
+		case len(f) > 1:
+			p := resolve(unquoteJust(strings.Join(f[1:], " ")), dir)
+			files = []string{p, filepath.Join(p, "mod.just"), filepath.Join(p, "justfile"), filepath.Join(p, "Justfile"), filepath.Join(p, ".justfile")}
+		default:
+			files = []string{filepath.Join(dir, name+".just"), filepath.Join(dir, name, "mod.just"), filepath.Join(dir, name, "justfile"), filepath.Join(dir, name, "Justfile"), filepath.Join(dir, name, ".justfile")}
+		}
+		mods[name] = files
+	}
+	return mods
 }
 
 // justArgs reads just's command line: --justfile, --working-directory and
