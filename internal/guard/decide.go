@@ -27,13 +27,13 @@ func (g *Guard) decide(command, cwd string, canAsk bool) Decision {
 	for _, w := range a.writes {
 		if !w.exact {
 			if namesState(w.path) {
-				return denyf("%s writes %s, which names .rlxp but cannot be resolved without running something: %s", quote(w.text), w.path, protectedAdvice)
+				return through(call{via: w.via}, denyf("%s writes %s, which names .rlxp but cannot be resolved without running something: %s", quote(w.text), w.path, protectedAdvice))
 			}
 			continue
 		}
 		for _, d := range w.dirs {
 			if writesRecord(w.path, d) {
-				return denyf("%s writes %s: %s", quote(w.text), w.path, protectedAdvice)
+				return through(call{via: w.via}, denyf("%s writes %s: %s", quote(w.text), w.path, protectedAdvice))
 			}
 		}
 	}

@@ -22,7 +22,11 @@ const (
 // followDisk follows a file that a command runs and that the command line
 // did not write: its text, read now, runs as the command's own would. A
 // binary program is not read; it is judged by its name and arguments.
-func (a *analyzer) followDisk(c call, path string, python bool, sc *scope, depth int) {
+//
+// lang is the language the command runs it as: "python", an interpreter
+// of another language (node, perl, ruby, Rscript, php), or "" for a
+// program run by its path, whose #! line says (a shell script without one).
+func (a *analyzer) followDisk(c call, path, lang string, sc *scope, depth int) {
 	if a.read[path] {
 		return // a script that runs itself, or one met twice
 	}
@@ -44,13 +48,15 @@ func (a *analyzer) followDisk(c call, path string, python bool, sc *scope, depth
 	inner.fromDisk = true
 	inner.via = chain(sc.via, quote(c.text)+" runs "+shownPath(path, c.dirs)+", which runs")
 	first, _, _ := strings.Cut(text, "\n")
-	interp := ""
-	if strings.HasPrefix(first, "#!") {
+	interp := lang
+	if strings.HasPrefix(first, "#!") && interp == "" {
 		interp = interpreter(first)
 	}
 	switch {
-	case python || isPython(interp):
+	case isPython(interp):
 		a.python(text, path, nil, true, inner, depth+1)
+	case foreignLang(interp):
+		a.foreign(text, interp, inner, depth+1)
 	case interp == "" || isShell(interp):
 		inner.vars = positional(path, c)
 		a.source(selfDir(text, filepath.Dir(path)), depth+1, inner)

@@ -169,10 +169,10 @@ func TestJustImports(t *testing.T) {
 		"justfile":           "import 'just/train.just'\nimport? 'missing.just'\nmod rl\nmod? ops\nmod lab 'lab/tasks.just'\nmod? gone\n\nlint:\n    ruff check .\n",
 		"just/train.just":    "quick:\n    python3 train.py --epochs 1\n",
 		// modules: recipes under a name, run in the module's directory
-		"rl/mod.just":        "fit:\n    python3 train.py\n\nplot:\n    python3 plot.py\n",
-		"ops.just":           "mod nested 'deep'\nlint:\n    ruff check .\n",
-		"deep/justfile":      "go:\n    torchrun --nproc_per_node 2 main.py\n",
-		"lab/tasks.just":     "sweep lr='3e-4':\n    python3 ../train.py --lr {{lr}}\n",
+		"rl/mod.just":    "fit:\n    python3 train.py\n\nplot:\n    python3 plot.py\n",
+		"ops.just":       "mod nested 'deep'\nlint:\n    ruff check .\n",
+		"deep/justfile":  "go:\n    torchrun --nproc_per_node 2 main.py\n",
+		"lab/tasks.just": "sweep lr='3e-4':\n    python3 ../train.py --lr {{lr}}\n",
 	}
 	for name, body := range files {
 		p := filepath.Join(repo, name)
@@ -193,5 +193,86 @@ func TestJustImports(t *testing.T) {
 		{"just $R", "starts training directly"},
 		{"just lint", "allow"},
 		{"just rl plot && just ops lint && just gone x && just --list rl", "allow"},
+	})
+}
+
+// TestOtherLanguagesAndWrites: JavaScript, Perl, Ruby and R scripts run
+// from disk are judged by the commands their process calls start, and a
+// script in any of these languages or Python that writes rlxp's records
+// is refused; scripts that only read the records, or write elsewhere,
+// run.
+func TestOtherLanguagesAndWrites(t *testing.T) {
+	repo := diskRepo(t)
+	files := map[string]string{
+		"run.js":       "const cp = require('child_process');\n// usage: node run.js\ncp.execSync('python3 train.py --seed 1', {stdio: 'inherit'});\n",
+		"spawn.mjs":    "import { spawn } from 'node:child_process';\nconst p = spawn('python3', ['train.py', '--lr', '3e-4']);\n",
+		"tmpl.js":      "const { execSync } = require('child_process');\nfor (const s of [1, 2]) execSync(`python3 ${dir}/train.py --seed ${s}`);\n",
+		"ok.js":        "const cp = require('child_process');\nconsole.log('train with: python3 train.py');\nconsole.log(cp.execSync('git rev-parse HEAD').toString());\n",
+		"sys.pl":       "use strict;\nsystem('python3', 'train.py', '--seed', 1) == 0 or die;\n",
+		"bare.pl":      "system \"torchrun --nproc_per_node 2 main.py\";\n",
+		"tick.pl":      "my $out = `python3 train.py`;\nmy $h = qx{accelerate launch main.py};\n",
+		"ok.pl":        "print \"run: python3 train.py\\n\";\nmy $sha = `git rev-parse HEAD`;\n",
+		"run.rb":       "system('python3 train.py')\n",
+		"px.rb":        "out = %x(torchrun main.py)\n",
+		"ok.rb":        "puts 'python3 train.py trains the policy'\nputs File.read('.rlxp/ledger.jsonl').lines.size\n",
+		"run.R":        "system(\"python3 train.py --seed 1\")\n",
+		"nodex":        "#!/usr/bin/env node\nrequire('child_process').execSync('python3 train.py');\n",
+		"perlx":        "#!/usr/bin/perl\nexec 'torchrun', 'main.py';\n",
+		"rubyx":        "#!/usr/bin/env ruby\nsystem 'python3 train.py'\n",
+		"approve.js":   "require('child_process').execSync('rlxp contract approve --all --yes');\n",
+		"w.js":         "const fs = require('fs');\nfs.appendFileSync('.rlxp/approvals.jsonl', '{}\\n');\n",
+		"w.pl":         "open(my $fh, '>>', '.rlxp/ledger.jsonl') or die;\nprint $fh \"{}\\n\";\n",
+		"w2.pl":        "open(FH, \">.rlxp/approvals.jsonl\");\n",
+		"w.rb":         "File.write('.rlxp/contract.yaml', 'x: 1')\n",
+		"rd.js":        "const fs = require('fs');\nconst rows = fs.readFileSync('.rlxp/ledger.jsonl', 'utf8').split('\\n');\nfs.writeFileSync('report.json', JSON.stringify(rows));\n",
+		"wa.py":        "open('.rlxp/approvals.jsonl', 'a').write('{}')\n",
+		"wcopy.py":     "import shutil\nshutil.copy('/tmp/c.yaml', '.rlxp/contract.yaml')\n",
+		"wpath.py":     "from pathlib import Path\nPath('.rlxp/ledger.jsonl').write_text('')\n",
+		"wrm.py":       "import os\nos.remove('.rlxp/ledger.jsonl')\n",
+		"wtree.py":     "import shutil\nshutil.rmtree('.rlxp/runs')\n",
+		"wname.py":     "import json\nfrom pathlib import Path\n\nLEDGER = Path('.rlxp') / 'ledger.jsonl'\n\n\ndef main():\n    with LEDGER.open('a') as f:\n        f.write(json.dumps({'verdict': 'improved'}) + '\\n')\n\n\nif __name__ == '__main__':\n    main()\n",
+		"wjoin.py":     "import os\nwith open(os.path.join('.rlxp', 'approvals.jsonl'), 'w') as f:\n    f.write('')\n",
+		"wfstr.py":     "import os\nroot = os.getcwd()\nopen(f'{root}/.rlxp/ledger.jsonl', 'a').write('{}')\n",
+		"summarize.py": "import json, shutil\n# never write .rlxp/ledger.jsonl by hand: rlxp does\nrows = [json.loads(l) for l in open('.rlxp/ledger.jsonl')]\nshutil.copy('.rlxp/ledger.jsonl', 'backup/ledger.jsonl')\nwith open('summary.txt', 'w') as f:\n    f.write(str(len(rows)))\n",
+		"unused.py":    "def _reset():\n    open('.rlxp/ledger.jsonl', 'w').close()\n\n\nprint('ok')\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(repo, name), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const launch, approve, writes = "starts training directly", "human act", "written by rlxp alone"
+	checkForms(t, repo, []struct{ cmd, want string }{
+		{"node run.js", launch},
+		{"node --max-old-space-size=4096 spawn.mjs", launch},
+		{"node tmpl.js", launch},
+		{"perl -w sys.pl", launch},
+		{"perl bare.pl", "torchrun"},
+		{"perl tick.pl", launch},
+		{"ruby run.rb", launch},
+		{"ruby px.rb", "torchrun"},
+		{"Rscript run.R", launch},
+		{"./nodex", launch},
+		{"./perlx", "torchrun"},
+		{"./rubyx", launch},
+		{"node approve.js", approve},
+		{"node w.js", writes},
+		{"perl w.pl", writes},
+		{"perl w2.pl", writes},
+		{"ruby w.rb", writes},
+		{"python3 wa.py", writes},
+		{"python3 wcopy.py", writes},
+		{"python3 wpath.py", writes},
+		{"python3 wrm.py", writes},
+		{"python3 wtree.py", writes},
+		{"python3 wname.py", writes},
+		{"python3 wjoin.py", writes},
+		{"python3 wfstr.py", writes},
+	})
+	checkForms(t, repo, []struct{ cmd, want string }{
+		{"node ok.js && perl ok.pl && ruby ok.rb", "allow"},
+		{"node rd.js && node -e 'console.log(1)' && perl -ne 'print if /lr/' train.py", "allow"},
+		{"python3 summarize.py && python3 unused.py", "allow"},
+		{"node --version && ruby -v && cat run.js", "allow"},
 	})
 }

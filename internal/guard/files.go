@@ -190,16 +190,26 @@ func (a *analyzer) followFile(c call, sc *scope, depth int) {
 			if py, _ := pythonProgram(name, c.argv, c.exact, c.stdin, c.open); py.module != "" {
 				for _, d := range c.dirs {
 					if p := a.localModule(py.module, []string{d}); p != "" {
-						a.followDisk(c, p, true, sc, depth)
+						a.followDisk(c, p, "python", sc, depth)
 					}
 				}
+			}
+		}
+		// node run.js, perl x.pl, ruby x.rb run a script in their language.
+		if script, lang := foreignScript(name, c); script != "" && (a.settled == nil || !a.settled(c)) {
+			for _, p := range diskFiles(script, c.dirs) {
+				a.followDisk(c, p, lang, sc, depth)
 			}
 		}
 		return
 	}
 	if !a.followWritten(c, file, python, sc, depth) && (a.settled == nil || !a.settled(c)) {
+		lang := ""
+		if python {
+			lang = "python"
+		}
 		for _, p := range diskFiles(file, c.dirs) {
-			a.followDisk(c, p, python, sc, depth)
+			a.followDisk(c, p, lang, sc, depth)
 		}
 	}
 }

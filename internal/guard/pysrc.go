@@ -31,6 +31,7 @@ func (a *analyzer) python(text, path string, names []string, main bool, sc *scop
 		}
 	}
 	a.imports(body, text, append([]string{filepath.Dir(path)}, sc.dirs...), sc, depth)
+	a.recordCodeWrites(body, true, sc)
 }
 
 // spawnRe finds the calls that start a process: subprocess and os

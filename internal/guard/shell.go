@@ -60,6 +60,7 @@ type write struct {
 	exact bool
 	dirs  []string
 	text  string
+	via   string // how the command line comes to write it (call.via)
 }
 
 // An analyzer turns shell source into the simple commands it runs.
@@ -178,7 +179,7 @@ func (w *walker) stmt(s *syntax.Stmt, sc *scope, in input) {
 			if r.Word != nil {
 				f, ok := w.fields(r.Word, sc)
 				for _, p := range f {
-					w.a.writes = append(w.a.writes, write{path: p, exact: ok, dirs: sc.dirs, text: w.span(s.Pos(), s.End())})
+					w.a.writes = append(w.a.writes, write{path: p, exact: ok, dirs: sc.dirs, text: w.span(s.Pos(), s.End()), via: sc.via})
 					if ok && (r.N == nil || r.N.Value == "1") && r.Op != syntax.RdrInOut {
 						outs = append(outs, out{p, r.Op == syntax.AppOut || r.Op == syntax.AppAll})
 					}
