@@ -304,6 +304,7 @@ type tfWorker struct {
 	restarts []tfRestart
 	batch    *tfBatch // of the chunk being decoded
 	buf      []byte
+	ends     [tfFrameBatch]uint32 // where the records frame checked end
 	// summarize: the sink takes summaries, so batches come summarized
 	// when they can be.
 	summarize bool
@@ -437,6 +438,21 @@ func (wk *tfWorker) chunk(j *tfJob) {
 		off := base + int64(lo)
 		if off >= j.chunk.end {
 			break
+		}
+		if n := st.crc8.frame(buf[lo:hi], int(j.chunk.end-off), st.win-tfHeaderLen-tfFooterLen, &wk.ends); n > 0 {
+			p := lo
+			for _, e := range wk.ends[:n] {
+				end := lo + int(e)
+				wk.off = base + int64(p)
+				wk.seek(wk.off)
+				if _, err := wk.event(buf[p+tfHeaderLen : end-tfFooterLen]); err != nil {
+					fail(err)
+					return
+				}
+				p = end
+			}
+			lo = p
+			continue
 		}
 		if hi-lo < tfHeaderLen+tfFooterLen || hi-lo < tfHeaderLen+int(min(binary.LittleEndian.Uint64(buf[lo:]), uint64(st.win)))+tfFooterLen {
 			copy(buf, buf[lo:hi])

@@ -196,6 +196,29 @@ func (wk *tfWorker) pass(a, b, start int64) {
 			bt.end = off
 			return
 		}
+		// The common case: whole records in the buffer, checked many at
+		// a time.
+		if n := st.crc8.frame(buf[lo:hi], int(b-off), st.win-tfHeaderLen-tfFooterLen, &wk.ends); n > 0 {
+			p := lo
+			for _, e := range wk.ends[:n] {
+				end := lo + int(e)
+				wk.off = base + int64(p)
+				data := buf[p+tfHeaderLen : end-tfFooterLen]
+				quick, err := wk.event(data)
+				if err != nil {
+					bt.err = err
+					return
+				}
+				if quick {
+					bt.note(tfEventHead{step: wk.step, summary: true}, wk.off)
+				} else {
+					bt.note(tfQuickEventHead(data), wk.off)
+				}
+				p = end
+			}
+			lo = p
+			continue
+		}
 		if hi-lo < tfHeaderLen {
 			if base+int64(hi) >= st.size {
 				bt.end, bt.trunc = off, true // a header still being written
@@ -258,14 +281,19 @@ func (wk *tfWorker) pass(a, b, start int64) {
 			}
 			lo += total
 		}
-		switch {
-		case head.summary:
-			if !bt.seen || head.step > bt.maxStep {
-				bt.maxStep = head.step
-			}
-			bt.seen = true
-		case head.start:
-			bt.starts = append(bt.starts, tfRestart{off: off, step: head.step, seenBefore: bt.seen, maxBefore: bt.maxStep})
+		bt.note(head, off)
+	}
+}
+
+// note takes in the top level of the event at off, for the restart rule.
+func (bt *tfBatch) note(head tfEventHead, off int64) {
+	switch {
+	case head.summary:
+		if !bt.seen || head.step > bt.maxStep {
+			bt.maxStep = head.step
 		}
+		bt.seen = true
+	case head.start:
+		bt.starts = append(bt.starts, tfRestart{off: off, step: head.step, seenBefore: bt.seen, maxBefore: bt.maxStep})
 	}
 }
