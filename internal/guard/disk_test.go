@@ -276,3 +276,32 @@ func TestOtherLanguagesAndWrites(t *testing.T) {
 		{"node --version && ruby -v && cat run.js", "allow"},
 	})
 }
+
+// TestSweeps: a Hydra multirun or a W&B agent starts a run for each point
+// of a sweep, whatever the script is called; a script's own -m option
+// and a single Hydra run of a script that is not a trainer stay allowed.
+func TestSweeps(t *testing.T) {
+	repo := diskRepo(t)
+	app := "import hydra\n\n\n@hydra.main(config_path='conf', config_name='config', version_base=None)\ndef main(cfg):\n    print(cfg)\n\n\nif __name__ == '__main__':\n    main()\n"
+	for name, body := range map[string]string{"main.py": app, "tools/export.py": "import sys\nprint(sys.argv)\n"} {
+		if err := os.WriteFile(filepath.Join(repo, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const sweep = "sweep"
+	checkForms(t, repo, []struct{ cmd, want string }{
+		{"python3 main.py -m", "Hydra multirun"},
+		{"python3 main.py --multirun optimizer.lr=1e-3,3e-4", "Hydra multirun"},
+		{"python3 tools/export.py -m lr=1e-3,3e-4", "Hydra multirun"},
+		{"python3 tools/export.py -m hydra/launcher=submitit_slurm", "Hydra multirun"},
+		{"python3 -m pkg.app -m 'seed=range(0,5)'", "Hydra multirun"},
+		{"my-app --multirun seed=1,2", "Hydra multirun"},
+		{"nohup python3 main.py -m seed=0 > sweep.log 2>&1 &", "Hydra multirun"},
+		{"wandb agent team/proj/abc123", sweep},
+	})
+	checkForms(t, repo, []struct{ cmd, want string }{
+		{"python3 main.py optimizer.lr=1e-3 --cfg job", "allow"},
+		{"python3 tools/export.py -m model.pt", "allow"},
+		{"python3 main.py --help && git commit -m 'lr=1e-3,3e-4' && wandb sweep sweep.yaml && wandb login", "allow"},
+	})
+}

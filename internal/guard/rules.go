@@ -1,7 +1,10 @@
 package guard
 
 import (
+	"bytes"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -279,6 +282,10 @@ func launcher(argv []string, root string, allow []string) string {
 		if arg(1) == "launch" || arg(1) == "exec" || arg(1) == "jobs" && arg(2) == "launch" || arg(1) == "spot" && arg(2) == "launch" {
 			return "SkyPilot (sky " + arg(1) + ")"
 		}
+	case "wandb":
+		if arg(1) == "agent" {
+			return "a W&B sweep agent (wandb agent), which starts a run for each point of the sweep"
+		}
 	case "tune":
 		if arg(1) == "run" {
 			return "torchtune (tune run)"
@@ -288,11 +295,14 @@ func launcher(argv []string, root string, allow []string) string {
 			return "llamafactory-cli train"
 		}
 	case "python":
+		what := ""
 		if arg(1) == "-m" {
-			return pythonModule(arg(2))
+			what = pythonModule(arg(2))
+		} else if arg(1) != "" && arg(1) != "-c" {
+			what = trainingScript(arg(1), root, allow)
 		}
-		if arg(1) != "" && arg(1) != "-c" {
-			return trainingScript(arg(1), root, allow)
+		if what != "" {
+			return what
 		}
 	case "make", "just":
 		return buildTarget(argv)
@@ -312,7 +322,12 @@ func launcher(argv []string, root string, allow []string) string {
 		return trainingScript(arg(1), root, allow)
 	}
 	if strings.HasSuffix(name, ".py") || strings.HasSuffix(name, ".sh") || strings.HasSuffix(name, ".bash") {
-		return trainingScript(argv[0], root, allow)
+		if what := trainingScript(argv[0], root, allow); what != "" {
+			return what
+		}
+	}
+	if what := multirun(argv); what != "" {
+		return what
 	}
 	// A program found on PATH named for training: a package's console
 	// script (train, ppo-train), also as a task of poetry, pixi or hatch run.
@@ -320,6 +335,57 @@ func launcher(argv []string, root string, allow []string) string {
 		return "a training program (" + name + ")"
 	}
 	return ""
+}
+
+// multirun names a Hydra multirun, which starts a run for each point of a
+// sweep (on this host or through a launcher plugin on a cluster),
+// whatever the script is called: --multirun after any program, and -m
+// after a Python script or module when the script is a Hydra application
+// or an override sweeps (lr=1e-3,3e-4, hydra/launcher=…). Elsewhere -m is
+// a script's own option (python tools/export.py -m model.pt).
+func multirun(argv []string) string {
+	start := 1
+	if argv[0] == "python" {
+		start = 2
+		if len(argv) > 1 && argv[1] == "-m" {
+			start = 3
+		}
+	}
+	short := false
+	for _, a := range argv[min(start, len(argv)):] {
+		switch {
+		case a == "--multirun":
+			return "a Hydra multirun sweep (--multirun)"
+		case a == "-m" && argv[0] == "python":
+			short = true
+		}
+	}
+	if !short {
+		return ""
+	}
+	for _, a := range argv[start:] {
+		k, v, ok := strings.Cut(a, "=")
+		if ok && !strings.HasPrefix(k, "-") && (strings.Contains(v, ",") || strings.HasPrefix(strings.TrimLeft(k, "+~"), "hydra")) || strings.HasPrefix(v, "range(") || strings.HasPrefix(v, "choice(") {
+			return "a Hydra multirun sweep (-m " + a + ")"
+		}
+	}
+	if start == 2 && hydraApp(argv[1]) {
+		return "a Hydra multirun sweep (" + filepath.Base(argv[1]) + " -m)"
+	}
+	return ""
+}
+
+// hydraApp reports a Python script that is a Hydra application, read
+// only for a command that asks it for a multirun.
+func hydraApp(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 64<<10)
+	n, _ := io.ReadFull(f, head)
+	return bytes.Contains(head[:n], []byte("hydra.main")) || bytes.Contains(head[:n], []byte("from hydra import"))
 }
 
 // buildTarget names a make or just target that trains (make train).
