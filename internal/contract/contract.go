@@ -89,6 +89,10 @@ type Budget struct {
 	MaxRunWallClock Duration `json:"max_run_wall_clock"`
 	MaxRuns         int      `json:"max_runs"`
 	MaxConcurrent   int      `json:"max_concurrent"`
+	// StepsPerRun is how far a run trains, in the step its metrics count
+	// (env steps, frames): a run whose metrics stop short of it did not
+	// finish, however it ended.
+	StepsPerRun int64 `json:"steps_per_run,omitempty"`
 }
 
 type Hardware struct {

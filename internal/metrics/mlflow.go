@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -10,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/goccy/go-yaml"
 )
 
 // MLflow file store (mlruns/<experiment>/<run>/metrics/<key>).
@@ -26,6 +29,10 @@ import (
 //     timestamp in seconds. Values may be nan, inf or -inf.
 //   - Files are read in name order, each in line order. Hidden files are
 //     skipped, and so are empty metric files (with a note).
+//   - The run's meta.yaml says how it ended: a status other than FINISHED
+//     (RUNNING, SCHEDULED, FAILED, KILLED) or a deleted run is
+//     Info.Unfinished, as a W&B log without a clean exit record is. A
+//     metrics file or directory with no meta.yaml beside it says nothing.
 
 func readMLflow(path string, sink Sink) (Info, error) {
 	st, err := os.Stat(path)
@@ -35,7 +42,10 @@ func readMLflow(path string, sink Sink) (Info, error) {
 	var info Info
 	if !st.IsDir() {
 		tag := mlflowKey(path)
-		err := readMLflowFile(path, tag, sink, &info)
+		if err := readMLflowFile(path, tag, sink, &info); err != nil {
+			return info, err
+		}
+		info.Unfinished, err = mlflowRunState(path, tag)
 		return info, err
 	}
 	mdir, note, err := mlflowMetricsDir(path)
@@ -44,6 +54,9 @@ func readMLflow(path string, sink Sink) (Info, error) {
 	}
 	if note != "" {
 		info.Notes = append(info.Notes, note)
+	}
+	if info.Unfinished, err = mlflowRunState(filepath.Join(mdir, "x"), "x"); err != nil {
+		return info, err
 	}
 	var files []string
 	err = filepath.WalkDir(mdir, func(p string, d fs.DirEntry, err error) error {
@@ -80,6 +93,51 @@ func readMLflow(path string, sink Sink) (Info, error) {
 		info.Notes = append(info.Notes, fmt.Sprintf("Skipped %s.", plural(int64(empty), "empty metric file", "empty metric files")))
 	}
 	return info, nil
+}
+
+// MLflow's RunStatus values, as the file store writes them in meta.yaml.
+var mlflowStatus = map[int]string{1: "RUNNING", 2: "SCHEDULED", 3: "FINISHED", 4: "FAILED", 5: "KILLED"}
+
+// mlflowRunState reads the meta.yaml of the run that holds the metric
+// file at path (tagged tag, its path under metrics/) and says, in one
+// sentence, why the run did not end well; "" when it finished, or when
+// there is no meta.yaml to say.
+func mlflowRunState(path, tag string) (string, error) {
+	mdir := path
+	for range strings.Split(tag, "/") {
+		mdir = filepath.Dir(mdir)
+	}
+	if filepath.Base(mdir) != "metrics" {
+		return "", nil
+	}
+	meta := filepath.Join(filepath.Dir(mdir), "meta.yaml")
+	data, err := os.ReadFile(meta)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", &Error{Path: meta, Offset: -1, Msg: osMsg(err)}
+	}
+	var m struct {
+		Status         *int   `yaml:"status"`
+		LifecycleStage string `yaml:"lifecycle_stage"`
+	}
+	if err := yaml.Unmarshal(data, &m); err != nil {
+		return "", &Error{Path: meta, Offset: -1, Msg: "not an MLflow run's meta.yaml: " + strings.ReplaceAll(err.Error(), "\n", " ")}
+	}
+	switch {
+	case m.LifecycleStage == "deleted":
+		return fmt.Sprintf("%s says the run was deleted (lifecycle_stage: deleted)", meta), nil
+	case m.Status == nil:
+		return fmt.Sprintf("%s has no status: whether the run ended cannot be told", meta), nil
+	case *m.Status == 3:
+		return "", nil
+	}
+	name := mlflowStatus[*m.Status]
+	if name == "" {
+		name = "unknown"
+	}
+	return fmt.Sprintf("%s says status %d (%s): the run did not finish", meta, *m.Status, name), nil
 }
 
 // mlflowKey names a single metric file by its path under the nearest

@@ -144,3 +144,53 @@ func TestMLflowErrors(t *testing.T) {
 		txtWantErr(t, err, c.line, c.col, c.msg)
 	}
 }
+
+// A run's meta.yaml says whether it finished: the Iris sample's (status
+// 3) does; the same run killed, failed, still running or deleted does not,
+// whichever path names it.
+func TestMLflowRunState(t *testing.T) {
+	src := filepath.Join(txtSamples(t), filepath.FromSlash(txtIrisRun))
+	meta, err := os.ReadFile(filepath.Join(src, "meta.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	metric, err := os.ReadFile(filepath.Join(src, "metrics", "metric_0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	finished := string(meta)
+	for _, tc := range []struct {
+		name, meta, want string
+	}{
+		{"finished", finished, ""},
+		{"killed", strings.Replace(finished, "status: 3", "status: 5", 1), "says status 5 (KILLED): the run did not finish"},
+		{"failed", strings.Replace(finished, "status: 3", "status: 4", 1), "says status 4 (FAILED): the run did not finish"},
+		{"running", strings.Replace(finished, "status: 3", "status: 1", 1), "says status 1 (RUNNING): the run did not finish"},
+		{"deleted", strings.Replace(finished, "lifecycle_stage: active", "lifecycle_stage: deleted", 1), "says the run was deleted"},
+		{"no status", strings.Replace(finished, "status: 3\n", "", 1), "has no status"},
+		{"no meta.yaml", "", ""},
+	} {
+		files := map[string]string{"mlruns/1/abc/metrics/eval/return": string(metric)}
+		if tc.meta != "" {
+			files["mlruns/1/abc/meta.yaml"] = tc.meta
+		}
+		root := txtMLflowTree(t, files)
+		run := filepath.Join(root, "mlruns", "1", "abc")
+		for _, path := range []string{run, filepath.Join(run, "metrics"), filepath.Join(run, "metrics", "eval", "return")} {
+			rec, info, err := txtRead(t, path, MLflow)
+			if err != nil {
+				t.Fatalf("%s: %s: %v", tc.name, path, err)
+			}
+			if len(rec.pts) != 1 || rec.pts[0].Tag != "eval/return" {
+				t.Errorf("%s: %s: points %v", tc.name, path, rec.pts)
+			}
+			if tc.want == "" && info.Unfinished != "" || !strings.Contains(info.Unfinished, tc.want) {
+				t.Errorf("%s: %s: Unfinished = %q, want %q", tc.name, path, info.Unfinished, tc.want)
+			}
+		}
+	}
+	root := txtMLflowTree(t, map[string]string{"r/metrics/x": string(metric), "r/meta.yaml": "status: [\n"})
+	if _, _, err := txtRead(t, filepath.Join(root, "r"), MLflow); err == nil || !strings.Contains(err.Error(), filepath.Join(root, "r", "meta.yaml")+": not an MLflow run's meta.yaml") {
+		t.Errorf("a broken meta.yaml: %v", err)
+	}
+}

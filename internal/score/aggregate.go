@@ -98,6 +98,10 @@ func (a *Agg) Add(p metrics.Point) {
 // Points is how many points were added.
 func (a *Agg) Points() int64 { return a.count }
 
+// LastStep is the step of the last point added: the furthest the series
+// reached when its steps never go back.
+func (a *Agg) LastStep() int64 { return a.lastStep }
+
 // Value is the aggregate. It fails when the series cannot give one: no
 // points, no point at the requested step, fewer than n points, or a
 // non-finite result.

@@ -25,12 +25,13 @@ import (
 // digest cache gives the same digest for the file as it is now.
 
 // aggCacheVersion changes with the encoding below.
-const aggCacheVersion = "aggregates/3"
+const aggCacheVersion = "aggregates/4"
 
 // An aggregate is a seed's reduction of one tag: read now, or remembered.
 type aggregate interface {
 	Value() (float64, error)
 	Points() int64
+	LastStep() int64
 }
 
 // A cachedAgg is a remembered aggregate. The value is kept as its bits:
@@ -39,6 +40,7 @@ type cachedAgg struct {
 	Bits    uint64           `json:"bits"`
 	Err     string           `json:"err,omitempty"`
 	Count   int64            `json:"points"`
+	Last    int64            `json:"last_step,omitempty"`
 	HasErr  bool             `json:"has_err,omitempty"`
 	StepErr *score.StepError `json:"step_err,omitempty"`
 }
@@ -56,9 +58,11 @@ func (a cachedAgg) Value() (float64, error) {
 
 func (a cachedAgg) Points() int64 { return a.Count }
 
+func (a cachedAgg) LastStep() int64 { return a.Last }
+
 func remember(a aggregate) cachedAgg {
 	v, err := a.Value()
-	c := cachedAgg{Bits: math.Float64bits(v), Count: a.Points()}
+	c := cachedAgg{Bits: math.Float64bits(v), Count: a.Points(), Last: a.LastStep()}
 	if err != nil {
 		c.Err, c.HasErr = err.Error(), true
 	}

@@ -236,3 +236,23 @@ func episodes(c contract.Contract, specs []metricSpec, values [][]score.SeedValu
 	}
 	return out
 }
+
+// shortOfBudget finds the seeds whose series stop short of the steps the
+// budget gives a run (budget.steps_per_run): however the run ended, it
+// did not train as far as the protocol says, so its score is partial.
+// reached is per seed, the furthest step of the series read.
+func shortOfBudget(c contract.Contract, seeds []SeedRun, reached []int64) []string {
+	want := c.Budget.StepsPerRun
+	if want <= 0 {
+		return nil
+	}
+	var out []string
+	for i, sr := range seeds {
+		if i >= len(reached) || reached[i] < 0 || reached[i] >= want {
+			continue // a seed with no point at all is invalid already
+		}
+		out = append(out, fmt.Sprintf("seed %d: its metrics stop at step %d, short of the %d steps a run trains (budget.steps_per_run): the run stopped early",
+			sr.Seed, reached[i], want))
+	}
+	return out
+}

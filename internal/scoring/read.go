@@ -78,6 +78,9 @@ type seedsRead struct {
 	files  []SourceFile
 	// unended says, per source, that its content shows an unended run.
 	unended []string
+	// reached is, per seed, the furthest step of the series read (-1
+	// when none has a point).
+	reached []int64
 }
 
 // readSeeds reads every source file of every seed once, feeding the
@@ -86,6 +89,7 @@ func (rd reader) readSeeds(seeds []SeedRun, specs []metricSpec) (seedsRead, erro
 	values := make([][]score.SeedValue, len(specs))
 	var files []SourceFile
 	var unended []string
+	var reached []int64
 	// A tag missing from every seed is a wrong name, not a failed run.
 	missing := make([]int, len(specs))
 	hints := make([][]string, len(specs))
@@ -134,6 +138,13 @@ func (rd reader) readSeeds(seeds []SeedRun, specs []metricSpec) (seedsRead, erro
 				}
 			}
 		}
+		reach := int64(-1)
+		for i, a := range aggs {
+			if !specs[i].optional && a.Points() > 0 {
+				reach = max(reach, a.LastStep())
+			}
+		}
+		reached = append(reached, reach)
 		for i, a := range aggs {
 			sv := score.SeedValue{Seed: sr.Seed, Run: sr.RunDir}
 			if v, err := a.Value(); err != nil {
@@ -160,7 +171,7 @@ func (rd reader) readSeeds(seeds []SeedRun, specs []metricSpec) (seedsRead, erro
 			return seedsRead{}, errors.New(msg + "; check the contract's metric names with 'rlxp metrics inspect'")
 		}
 	}
-	return seedsRead{values, files, unended}, nil
+	return seedsRead{values, files, unended, reached}, nil
 }
 
 type hashResult struct {
@@ -326,7 +337,9 @@ func (rd reader) readSource(sr SeedRun, name string, specs []metricSpec) (source
 		out.aggs = append(out.aggs, a)
 		cs.Aggs = append(cs.Aggs, remember(a))
 	}
-	if regularFile && rd.s.Cache != nil {
+	// An MLflow metric file's run state is in meta.yaml beside it, which
+	// its change stamps do not cover: it is read every time.
+	if regularFile && rd.s.Cache != nil && info.Format != metrics.MLflow {
 		if after, err := os.Stat(path); err == nil {
 			if data, err := json.Marshal(cs); err == nil {
 				rd.s.Cache.Store(before, after, cacheName, data)

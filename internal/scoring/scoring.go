@@ -200,8 +200,10 @@ func Read(ctx context.Context, s Spec) (*Scored, error) {
 		sc.body.Runs = append(sc.body.Runs, sr.RunDir)
 	}
 	sc.problems, sc.notes = evidence(s.Repo.Root, seeds, files, s.Runs)
+	sc.problems = append(sc.problems, resumed(s.Repo.Root, files)...)
 	sc.problems = append(sc.problems, protocol(c, id, exp.Seeds)...)
 	sc.problems = append(sc.problems, episodes(c, specs[nEval:], got.values[nEval:], files)...)
+	sc.unended = append(sc.unended, shortOfBudget(c, seeds, got.reached)...)
 	return sc, nil
 }
 
