@@ -123,13 +123,13 @@ func mlflowRunState(path, tag string) (string, error) {
 		LifecycleStage string `yaml:"lifecycle_stage"`
 	}
 	if err := yaml.Unmarshal(data, &m); err != nil {
-		return "", &Error{Path: meta, Offset: -1, Msg: "not an MLflow run's meta.yaml: " + strings.ReplaceAll(err.Error(), "\n", " ")}
+		return "", &Error{Path: meta, Offset: -1, Msg: "the run's meta.yaml does not parse: " + strings.Join(strings.Fields(err.Error()), " ")}
 	}
 	switch {
 	case m.LifecycleStage == "deleted":
-		return fmt.Sprintf("%s says the run was deleted (lifecycle_stage: deleted)", meta), nil
+		return "the run's meta.yaml says it was deleted (lifecycle_stage: deleted)", nil
 	case m.Status == nil:
-		return fmt.Sprintf("%s has no status: whether the run ended cannot be told", meta), nil
+		return "the run's meta.yaml has no status: whether the run ended cannot be told", nil
 	case *m.Status == 3:
 		return "", nil
 	}
@@ -137,7 +137,7 @@ func mlflowRunState(path, tag string) (string, error) {
 	if name == "" {
 		name = "unknown"
 	}
-	return fmt.Sprintf("%s says status %d (%s): the run did not finish", meta, *m.Status, name), nil
+	return fmt.Sprintf("the run's meta.yaml says status %d (%s): the run did not finish", *m.Status, name), nil
 }
 
 // mlflowKey names a single metric file by its path under the nearest

@@ -166,7 +166,7 @@ func TestMLflowRunState(t *testing.T) {
 		{"killed", strings.Replace(finished, "status: 3", "status: 5", 1), "says status 5 (KILLED): the run did not finish"},
 		{"failed", strings.Replace(finished, "status: 3", "status: 4", 1), "says status 4 (FAILED): the run did not finish"},
 		{"running", strings.Replace(finished, "status: 3", "status: 1", 1), "says status 1 (RUNNING): the run did not finish"},
-		{"deleted", strings.Replace(finished, "lifecycle_stage: active", "lifecycle_stage: deleted", 1), "says the run was deleted"},
+		{"deleted", strings.Replace(finished, "lifecycle_stage: active", "lifecycle_stage: deleted", 1), "says it was deleted"},
 		{"no status", strings.Replace(finished, "status: 3\n", "", 1), "has no status"},
 		{"no meta.yaml", "", ""},
 	} {
@@ -190,7 +190,7 @@ func TestMLflowRunState(t *testing.T) {
 		}
 	}
 	root := txtMLflowTree(t, map[string]string{"r/metrics/x": string(metric), "r/meta.yaml": "status: [\n"})
-	if _, _, err := txtRead(t, filepath.Join(root, "r"), MLflow); err == nil || !strings.Contains(err.Error(), filepath.Join(root, "r", "meta.yaml")+": not an MLflow run's meta.yaml") {
+	if _, _, err := txtRead(t, filepath.Join(root, "r"), MLflow); err == nil || !strings.Contains(err.Error(), filepath.Join(root, "r", "meta.yaml")+": the run's meta.yaml does not parse: ") {
 		t.Errorf("a broken meta.yaml: %v", err)
 	}
 }
