@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"math"
+	"math/bits"
 	"runtime"
 )
 
@@ -199,24 +200,9 @@ func (wk *tfWorker) pass(a, b, start int64) {
 		// The common case: whole records in the buffer, checked many at
 		// a time.
 		if n := st.crc8.frame(buf[lo:hi], int(b-off), st.win-tfHeaderLen-tfFooterLen, &wk.ends); n > 0 {
-			p := lo
-			for _, e := range wk.ends[:n] {
-				end := lo + int(e)
-				wk.off = base + int64(p)
-				data := buf[p+tfHeaderLen : end-tfFooterLen]
-				quick, err := wk.event(data)
-				if err != nil {
-					bt.err = err
-					return
-				}
-				if quick {
-					bt.note(tfEventHead{step: wk.step, summary: true}, wk.off)
-				} else {
-					bt.note(tfQuickEventHead(data), wk.off)
-				}
-				p = end
+			if lo, bt.err = wk.events(buf, base, lo, wk.ends[:n]); bt.err != nil {
+				return
 			}
-			lo = p
 			continue
 		}
 		if hi-lo < tfHeaderLen {
@@ -296,4 +282,83 @@ func (bt *tfBatch) note(head tfEventHead, off int64) {
 	case head.start:
 		bt.starts = append(bt.starts, tfRestart{off: off, step: head.step, seenBefore: bt.seen, maxBefore: bt.maxStep})
 	}
+}
+
+// events decodes the records that frame checked, which start at buf[lo]
+// and end at lo+ends[i], and notes them for the restart rule; it returns
+// where the records it decoded end. For a summarizer, the common record
+// (wall_time, step, and a summary of one simple_value, as event's quick
+// path takes it) is summed here, inline; any other goes through event.
+func (wk *tfWorker) events(buf []byte, base int64, lo int, ends []uint32) (int, error) {
+	bt := wk.batch
+	p := lo
+	for _, e := range ends {
+		end := lo + int(e)
+		b := buf[p+tfHeaderLen : end-tfFooterLen]
+		if wk.summarize && len(bt.extras) == 0 && len(b) >= 19 && b[0] == tfKeyEventWall && b[9] == tfKeyEventStep {
+			// The step's varint, in the 8 bytes after its key (as tfVarint).
+			x := binary.LittleEndian.Uint64(b[10:])
+			if stop := ^x & 0x8080808080808080; stop != 0 {
+				n := bits.TrailingZeros64(stop)/8 + 1
+				x &= 0x7f7f7f7f7f7f7f7f >> (64 - 8*n)
+				x = x&0x007f007f007f007f | x&0x7f007f007f007f00>>1
+				x = x&0x00003fff00003fff | x&0x3fff00003fff0000>>2
+				x = x&0x000000000fffffff | x&0x0fffffff00000000>>4
+				step := int64(x)
+				q := b[10+n:]
+				if len(q) >= 6 && q[0] == tfKeyEventSummary && q[1] < 0x80 && int(q[1]) == len(q)-2 &&
+					q[2] == tfKeySummaryValue && q[3] < 0x80 && int(q[3]) == len(q)-4 {
+					v := q[4:]
+					if k := int(v[1]); v[0] == tfKeyValueTag && v[1] < 0x80 && v[1] > 0 && k+7 == len(v) && v[2+k] == tfKeyValueSimple {
+						tag := v[2 : 2+k]
+						l := wk.last
+						if l != nil && l.next != nil && l.next.t.name == string(tag) {
+							l = l.next
+							wk.last = l
+						} else {
+							l = wk.lookup(tag)
+						}
+						if l.t.want.Load() != tfWantNo {
+							if l.sumGen != wk.gen || l.sum >= len(bt.sums) || bt.sums[l.sum].t != l.t {
+								l.sumGen, l.sum = wk.gen, len(bt.sums)
+								bt.sums = append(bt.sums, tfSum{t: l.t})
+							}
+							s := &bt.sums[l.sum]
+							if wk.purge && step >= wk.threshold {
+								s.orphans++
+							} else {
+								raw := binary.LittleEndian.Uint32(v[3+k:])
+								if s.n == 0 {
+									s.first = step
+								}
+								s.n++
+								s.last, s.value = step, float64(math.Float32frombits(raw))
+								if raw&0x7f800000 == 0x7f800000 { // NaN or ±Inf
+									s.nonFinite++
+								}
+							}
+						}
+						if !bt.seen || step > bt.maxStep {
+							bt.maxStep = step
+						}
+						bt.seen = true
+						p = end
+						continue
+					}
+				}
+			}
+		}
+		wk.off = base + int64(p)
+		quick, err := wk.event(b)
+		if err != nil {
+			return p, err
+		}
+		if quick {
+			bt.note(tfEventHead{step: wk.step, summary: true}, wk.off)
+		} else {
+			bt.note(tfQuickEventHead(b), wk.off)
+		}
+		p = end
+	}
+	return p, nil
 }
