@@ -171,7 +171,15 @@ func (r *Report) budgetTable(b *strings.Builder) {
 	row(b, "reserved", strconv.Itoa(bu.RunsReserved), num(bu.GPUHoursReserved))
 	row(b, "**left**", left(strconv.Itoa(bu.RunsLeft), bu.RunsLeft < 0), left(num(bu.GPUHoursLeft), bu.GPUHoursLeft < 0))
 	fmt.Fprintf(b, "\nEach run: at most %s of wall clock on %s; at most %d at a time. Spent is what the recorded runs used, a run in flight counted at its whole allowance; reserved is what the seeds approved experiments have not run yet will use.\n",
-		inline(bu.MaxRunWallClock), plural(bu.GPUsPerRun, "GPU"), bu.MaxConcurrent)
+		inline(bu.MaxRunWallClock), gpusOf(bu.GPUsPerRun), bu.MaxConcurrent)
+}
+
+// gpusOf says what one run holds.
+func gpusOf(n int) string {
+	if n == 0 {
+		return "CPU (no GPU)"
+	}
+	return plural(n, "GPU")
 }
 
 func (r *Report) experimentTable(b *strings.Builder) {

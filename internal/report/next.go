@@ -124,12 +124,19 @@ func nextSteps(set *experiment.Set, rep *Report, latest map[string]ledger.Entry)
 
 	if len(next) == 0 && rep.Contract.Approved && rep.Budget.Known {
 		b := rep.Budget
-		if b.RunsLeft <= 0 || b.GPUHoursLeft <= 0 {
+		// Runs on no GPU spend no GPU-hours: a CPU-only contract's 0
+		// GPU-hours is its whole need, not a budget already spent.
+		gpus := b.GPUsPerRun > 0
+		switch {
+		case b.RunsLeft <= 0 || gpus && b.GPUHoursLeft <= 0:
 			add("The budget is spent (%d of %d runs, %s of %s GPU-hours used or reserved): only a human can raise it, by editing and re-approving the budget section.",
 				b.RunsSpent+b.RunsReserved, b.MaxRuns, num(b.GPUHoursSpent+b.GPUHoursReserved), num(b.GPUHours))
-		} else {
+		case gpus:
 			add("Consider new proposals: `rlxp propose` drafts experiments inside the approved scope and what is left of the budget (%s, %s GPU-hours); a human approves the ones worth running.",
 				plural(b.RunsLeft, "run"), num(b.GPUHoursLeft))
+		default:
+			add("Consider new proposals: `rlxp propose` drafts experiments inside the approved scope and what is left of the budget (%s, on CPU); a human approves the ones worth running.",
+				plural(b.RunsLeft, "run"))
 		}
 	}
 	if len(next) == 0 {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -287,6 +288,10 @@ func TestBuild(t *testing.T) {
 	threeRuns := []runs.Record{
 		ended("b0", 0, "2026-11-29T10:10:00Z"), ended("b1", 1, "2026-11-29T10:10:00Z"), ended("b2", 2, "2026-11-29T10:10:00Z"),
 	}
+	cpuRuns := slices.Clone(threeRuns)
+	for i := range cpuRuns {
+		cpuRuns[i].GPUs = 0
+	}
 	type want struct {
 		Budget Budget
 		Ranks  []string
@@ -323,6 +328,27 @@ func TestBuild(t *testing.T) {
 			Budget: Budget{Known: true, GPUHours: 2, GPUHoursSpent: 0.5, GPUHoursLeft: 1.5, MaxRuns: 3, RunsSpent: 3, RunsLeft: 0, MaxRunWallClock: "10m", MaxConcurrent: 2, GPUsPerRun: 1},
 			Ranks:  []string{"1 baseline"},
 			Next:   []string{"The budget is spent (3 of 3 runs, 0.5 of 2 GPU-hours used or reserved): only a human can raise it, by editing and re-approving the budget section."},
+		},
+	}, {
+		name: "a CPU-only contract spends no GPU-hours: runs are what is left",
+		in: Input{Contract: fixtureContract(t, func(s string) string {
+			return strings.Replace(strings.Replace(s, "gpu_hours: 2", "gpu_hours: 0", 1), "gpus_per_run: 1", "gpus_per_run: 0", 1)
+		}, all...), Experiments: &experiment.Set{Experiments: []*experiment.Experiment{baseline}}, Runs: cpuRuns},
+		bodies: []map[string]any{entry("baseline", 410, 3, "baseline", nil)},
+		want: want{
+			Budget: Budget{Known: true, MaxRuns: 12, RunsSpent: 3, RunsLeft: 9, MaxRunWallClock: "10m", MaxConcurrent: 2},
+			Ranks:  []string{"1 baseline"},
+			Next:   []string{"Consider new proposals: `rlxp propose` drafts experiments inside the approved scope and what is left of the budget (9 runs, on CPU); a human approves the ones worth running."},
+		},
+	}, {
+		name: "GPU-hours spent while runs are left",
+		in: Input{Contract: fixtureContract(t, func(s string) string { return strings.Replace(s, "gpu_hours: 2", "gpu_hours: 0.5", 1) }, all...),
+			Experiments: &experiment.Set{Experiments: []*experiment.Experiment{baseline}}, Runs: threeRuns},
+		bodies: []map[string]any{entry("baseline", 410, 3, "baseline", nil)},
+		want: want{
+			Budget: Budget{Known: true, GPUHours: 0.5, GPUHoursSpent: 0.5, MaxRuns: 12, RunsSpent: 3, RunsLeft: 9, MaxRunWallClock: "10m", MaxConcurrent: 2, GPUsPerRun: 1},
+			Ranks:  []string{"1 baseline"},
+			Next:   []string{"The budget is spent (3 of 12 runs, 0.5 of 0.5 GPU-hours used or reserved): only a human can raise it, by editing and re-approving the budget section."},
 		},
 	}, {
 		name: "a failed seed run again and finished is not reported; equal means share a rank",
