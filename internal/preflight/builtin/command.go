@@ -28,6 +28,9 @@ type Entry struct {
 	// the module name when it runs as "python -m".
 	Script string
 	Module string
+	// Console is the console script of the repository's packaging that
+	// the call names (trl → trl.cli:main), run as that function.
+	Console *ConsoleScript
 	// Args are the program's own arguments.
 	Args []string
 	// Launcher names what started it (torchrun, accelerate, deepspeed) and
@@ -142,6 +145,19 @@ func entryOf(root string, c *Call) (Entry, bool) {
 			return runnerEntry(root, c, args[1:])
 		case strings.HasSuffix(base, ".py"):
 			return Entry{Call: c, Script: rel(root, args[0]), Args: args[1:]}, true
+		case len(args) > 1 && args[1] == "run" && projectRunners[base] != nil:
+			rest, module := skipRunnerOptions(projectRunners[base], args[2:])
+			if module {
+				// uv run -m pkg.mod: python -m in the project's environment.
+				return pythonEntry(root, c, append([]string{"python", "-m"}, rest...))
+			}
+			args = rest
+			continue
+		}
+		if cs, ok := consoleScripts(root)[args[0]]; ok {
+			if script := packageFile(root, cs.Module); script != "" {
+				return Entry{Call: c, Script: script, Module: cs.Module, Console: &cs, Args: args[1:]}, true
+			}
 		}
 		return Entry{}, false
 	}
@@ -288,4 +304,102 @@ func rel(root, p string) string {
 		return p
 	}
 	return filepath.Clean(p)
+}
+
+// projectRunners run a command in a project's environment ("uv run python
+// train.py", "poetry run train"): their own options come first, and these
+// are the ones that take a value.
+var projectRunners = map[string]map[string]bool{
+	"uv": {"--with": true, "--with-editable": true, "--with-requirements": true, "--python": true, "-p": true,
+		"--extra": true, "--group": true, "--only-group": true, "--no-group": true, "--no-extra": true, "--project": true,
+		"--directory": true, "--env-file": true, "--package": true, "--index": true, "--default-index": true,
+		"--index-url": true, "--extra-index-url": true, "--find-links": true, "-f": true, "--config-file": true, "--cache-dir": true},
+	"poetry":     {"-C": true, "--directory": true, "-P": true, "--project": true},
+	"pipenv":     {},
+	"pdm":        {"-p": true, "--project": true, "-L": true, "--lockfile": true},
+	"hatch":      {"-e": true, "--env": true},
+	"rye":        {"--pyproject": true},
+	"pixi":       {"-e": true, "--environment": true, "--manifest-path": true},
+	"conda":      {"-n": true, "--name": true, "-p": true, "--prefix": true, "--cwd": true},
+	"mamba":      {"-n": true, "--name": true, "-p": true, "--prefix": true, "--cwd": true},
+	"micromamba": {"-n": true, "--name": true, "-p": true, "--prefix": true, "--cwd": true},
+}
+
+// skipRunnerOptions drops a project runner's own options (valued ones
+// with their value) and a "--" after them; module says the runner was
+// asked for a module (uv run -m).
+func skipRunnerOptions(valued map[string]bool, args []string) (rest []string, module bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return args[i+1:], false
+		case a == "-m" || a == "--module":
+			return args[i+1:], true
+		case !strings.HasPrefix(a, "-"):
+			return args[i:], false
+		case valued[a]:
+			i++
+		}
+	}
+	return nil, false
+}
+
+// A ConsoleScript is a command the repository's packaging installs: its
+// name runs Func of Module.
+type ConsoleScript struct {
+	Name, Module, Func string
+}
+
+var (
+	scriptsTable  = lazyRegexp(`(?m)^\[(project\.scripts|tool\.poetry\.scripts)\][ \t]*$`)
+	scriptLine    = lazyRegexp(`^\s*"?([A-Za-z0-9_.-]+)"?\s*=\s*["']([A-Za-z0-9_.]+):([A-Za-z0-9_.]+)["']`)
+	consoleInList = lazyRegexp(`["']\s*([A-Za-z0-9_.-]+)\s*=\s*([A-Za-z0-9_.]+):([A-Za-z0-9_.]+)\s*["']`)
+)
+
+// consoleScripts are the console scripts pyproject.toml ([project.scripts],
+// [tool.poetry.scripts]) or setup.py (entry_points console_scripts)
+// declares at the repository root.
+func consoleScripts(root string) map[string]ConsoleScript {
+	out := map[string]ConsoleScript{}
+	if data, err := os.ReadFile(filepath.Join(root, "pyproject.toml")); err == nil {
+		text := string(data)
+		for _, loc := range scriptsTable().FindAllStringIndex(text, -1) {
+			for _, line := range strings.Split(text[loc[1]:], "\n")[1:] {
+				if strings.HasPrefix(strings.TrimSpace(line), "[") {
+					break
+				}
+				if m := scriptLine().FindStringSubmatch(line); m != nil {
+					out[m[1]] = ConsoleScript{Name: m[1], Module: m[2], Func: m[3]}
+				}
+			}
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(root, "setup.py")); err == nil {
+		text := string(data)
+		if i := strings.Index(text, "console_scripts"); i >= 0 {
+			list := text[i:]
+			if j := strings.Index(list, "]"); j >= 0 {
+				list = list[:j]
+			}
+			for _, m := range consoleInList().FindAllStringSubmatch(list, -1) {
+				if _, ok := out[m[1]]; !ok {
+					out[m[1]] = ConsoleScript{Name: m[1], Module: m[2], Func: m[3]}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// packageFile is the repository file that importing mod runs: a module
+// file or a package's __init__.py.
+func packageFile(root, mod string) string {
+	p := filepath.Join(strings.Split(mod, ".")...)
+	for _, cand := range []string{p + ".py", filepath.Join(p, "__init__.py")} {
+		if st, err := os.Stat(filepath.Join(root, cand)); err == nil && st.Mode().IsRegular() {
+			return cand
+		}
+	}
+	return ""
 }

@@ -27,11 +27,13 @@ func repo(t *testing.T, files map[string]string) string {
 
 func TestEntries(t *testing.T) {
 	root := repo(t, map[string]string{
-		"train.py":           "",
-		"eval.py":            "",
-		"pkg/trainer/run.py": "",
-		"accel.yaml":         "compute_environment: LOCAL_MACHINE\nnum_processes: 4\n",
-		"scripts/run.sh":     "case $1 in train) s=train.py ;; eval) s=eval.py ;; esac\n[[ $a == --preflight-only ]]\nexec python3 \"$ROOT/$s\" \"$@\"\n",
+		"train.py":            "",
+		"eval.py":             "",
+		"pkg/trainer/run.py":  "",
+		"accel.yaml":          "compute_environment: LOCAL_MACHINE\nnum_processes: 4\n",
+		"scripts/run.sh":      "case $1 in train) s=train.py ;; eval) s=eval.py ;; esac\n[[ $a == --preflight-only ]]\nexec python3 \"$ROOT/$s\" \"$@\"\n",
+		"pyproject.toml":      "[project]\nname = \"pkg\"\n\n[project.scripts]\n\nrl-train = \"pkg.trainer.run:main\"\n\"rl-cli\" = 'pkg.cli:app.run'\n[tool.x]\nother = \"pkg.other:main\"\n",
+		"pkg/cli/__init__.py": "",
 	})
 	for _, tc := range []struct {
 		cmd  string
@@ -48,6 +50,16 @@ func TestEntries(t *testing.T) {
 			{Runner: "scripts/run.sh", Script: "train.py", Args: []string{"c.json", "--seed", "0"}, RunnerOptions: []string{"--preflight-only"}},
 			{Runner: "scripts/run.sh", Script: "eval.py", Args: []string{"out/p.json", "--episodes", "20"}, RunnerOptions: []string{"--preflight-only"}},
 		}},
+		{"uv run python cleanrl/../train.py --seed 1", []Entry{{Interpreter: "python", Script: "train.py", Args: []string{"--seed", "1"}}}},
+		{"uv run --with tensorboard -p 3.11 --frozen train.py --seed 1", []Entry{{Script: "train.py", Args: []string{"--seed", "1"}}}},
+		{"uv run -m pkg.trainer.run --x 1", []Entry{{Interpreter: "python", Script: "pkg/trainer/run.py", Module: "pkg.trainer.run", Args: []string{"--x", "1"}}}},
+		{"poetry run python train.py", []Entry{{Interpreter: "python", Script: "train.py", Args: []string{}}}},
+		{"conda run -n rl --no-capture-output python3 train.py", []Entry{{Interpreter: "python3", Script: "train.py", Args: []string{}}}},
+		{"pixi run -e cuda -- python train.py", []Entry{{Interpreter: "python", Script: "train.py", Args: []string{}}}},
+		{"rl-train --lr 0.1", []Entry{{Script: "pkg/trainer/run.py", Module: "pkg.trainer.run", Console: &ConsoleScript{Name: "rl-train", Module: "pkg.trainer.run", Func: "main"}, Args: []string{"--lr", "0.1"}}}},
+		{"uv run rl-cli dpo --lr 0.1", []Entry{{Script: "pkg/cli/__init__.py", Module: "pkg.cli", Console: &ConsoleScript{Name: "rl-cli", Module: "pkg.cli", Func: "app.run"}, Args: []string{"dpo", "--lr", "0.1"}}}},
+		{"other --lr 0.1", nil},
+		{"uv sync", nil},
 		{"python3 -c 'print(1)'", nil},
 		{"make train", nil},
 	} {
@@ -104,4 +116,17 @@ func FuzzParseCommand(f *testing.F) {
 			entryOf(root, &calls[i])
 		}
 	})
+}
+
+func TestConsoleScripts(t *testing.T) {
+	root := repo(t, map[string]string{
+		"setup.py": "setup(\n    name='zoo',\n    entry_points={\"console_scripts\": [\"rl_zoo3=rl_zoo3.cli:main\", 'zoo-plot = rl_zoo3.plots.all:main']},\n    extras_require={'x': ['a=b:c']},\n)\n",
+	})
+	want := map[string]ConsoleScript{
+		"rl_zoo3":  {Name: "rl_zoo3", Module: "rl_zoo3.cli", Func: "main"},
+		"zoo-plot": {Name: "zoo-plot", Module: "rl_zoo3.plots.all", Func: "main"},
+	}
+	if diff := cmp.Diff(want, consoleScripts(root)); diff != "" {
+		t.Errorf("console scripts (-want +got):\n%s", diff)
+	}
 }

@@ -117,6 +117,9 @@ def scan(path, out, seen):
                 out["parsers"].add("omegaconf")
             elif obj == "tyro" and name == "cli":
                 out["parsers"].add("tyro")
+            elif name in ("HfArgumentParser", "TrlParser", "parse_args_into_dataclasses"):
+                # Options are the fields of dataclasses: only --help lists them all.
+                out["parsers"].add("HfArgumentParser")
 
 
 def top_imports(tree):

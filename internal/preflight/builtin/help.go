@@ -77,7 +77,7 @@ func isHydra(m string) bool { return m == "hydra" || strings.HasPrefix(m, "hydra
 // parser that answers it (and builds none with add_help=False), and some option of the command is not among
 // those its parser definitions name.
 func (t *Target) needsHelp(e Entry, p *Program) bool {
-	if p == nil || !p.Compiles || p.NoHelp || !slices.ContainsFunc(p.Uses, func(m string) bool { return slices.Contains(helpParsers, m) }) {
+	if p == nil || !p.Compiles || p.NoHelp || !slices.ContainsFunc(p.Uses, func(m string) bool { return slices.Contains(helpParsers, m) }) && !slices.Contains(p.Parsers, "HfArgumentParser") {
 		return false
 	}
 	accepted := append(slices.Clone(p.Options), e.RunnerOptions...)
@@ -185,7 +185,11 @@ func (t *Target) ask(ctx context.Context, e Entry, args ...string) (string, erro
 	ctx, cancel := context.WithTimeout(ctx, t.askTimeout())
 	defer cancel()
 	argv := []string{e.Script}
-	if e.Module != "" {
+	switch {
+	case e.Console != nil:
+		// As the installed command runs it: its function, its name as argv[0].
+		argv = []string{"-c", fmt.Sprintf("import importlib, sys\nsys.argv[0] = %q\nf = importlib.import_module(%q)\nfor a in %q.split('.'):\n    f = getattr(f, a)\nsys.exit(f())", e.Console.Name, e.Console.Module, e.Console.Func)}
+	case e.Module != "":
 		argv = []string{"-m", e.Module}
 	}
 	cmd := exec.CommandContext(ctx, t.python(e), append(argv, args...)...)

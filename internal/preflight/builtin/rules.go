@@ -137,6 +137,16 @@ func optionsRule(t *Target) []Finding {
 		} else if h != nil {
 			source += "; " + h.Err
 		}
+		if dc := dataclassParsers(p); len(dc) > 0 && (t.help[i] == nil || t.help[i].Err != "") && len(optionsOf(e.Args)) > 0 {
+			// What the parser definitions name is only part of what
+			// the dataclasses add: a name missing from it proves nothing.
+			why := ""
+			if h := t.help[i]; h != nil {
+				why = "; " + h.Err
+			}
+			fs = append(fs, skip("%s builds its options from dataclasses (%s), which only its --help lists%s: its options are not checked", e.Script, strings.Join(dc, ", "), why))
+			continue
+		}
 		if len(accepted) == len(e.RunnerOptions) {
 			if slices.Contains(p.Parsers, "hydra") || slices.Contains(p.Parsers, "omegaconf") {
 				continue // key=value overrides, read by the overrides rule
@@ -167,6 +177,18 @@ func optionsRule(t *Target) []Finding {
 		}
 	}
 	return fs
+}
+
+// dataclassParsers are the parsers of p whose options are dataclass
+// fields (tyro, HfArgumentParser): none of them is named in the source.
+func dataclassParsers(p *Program) []string {
+	var out []string
+	for _, name := range p.Parsers {
+		if name == "tyro" || name == "HfArgumentParser" {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // prefixOf is the one accepted long option that o abbreviates, "" when
@@ -342,6 +364,13 @@ func (t *Target) yamlTree(p *Program, name string, choices map[string]string) ([
 // pathOption names an option whose value is an input that must exist.
 func pathOption(name string) bool {
 	name = strings.TrimLeft(strings.ToLower(name), "-")
+	// A name or an id (--dataset_name org/ds, --model_name_or_path) is
+	// what a hub or a registry resolves, not a file that must exist.
+	for _, w := range []string{"name", "id", "names", "ids", "name_or_path", "name-or-path"} {
+		if strings.HasSuffix(name, "_"+w) || strings.HasSuffix(name, "-"+w) {
+			return false
+		}
+	}
 	for _, w := range []string{"config", "cfg", "resume", "checkpoint", "ckpt", "load", "data", "dataset", "init"} {
 		if name == w || strings.HasPrefix(name, w+"_") || strings.HasPrefix(name, w+"-") || strings.HasSuffix(name, "_"+w) || strings.HasSuffix(name, "-"+w) {
 			return true
