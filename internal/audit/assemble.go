@@ -168,6 +168,50 @@ func versionOnly(f *facts, h hit) bool {
 	return uses > 0
 }
 
+// definesOutside reports a call signal ("Name(") whose name a Python
+// file of the repository defines as a class or function, outside a copy
+// of the profile's own package.
+func (a *assembler) definesOutside(lit string, p Profile) bool {
+	name, ok := strings.CutSuffix(lit, "(")
+	if !ok || !isName(name) {
+		return false
+	}
+	own := append(append([]string{}, p.Vendor...), p.Detect.Imports...)
+	for _, f := range a.files {
+		if f.kind != kindPython || !strings.Contains(f.src, name) || inPackage(f.path, own) {
+			continue
+		}
+		for _, kw := range [...]string{"class ", "def "} {
+			for i := strings.Index(f.src, kw+name); i >= 0; {
+				end := i + len(kw) + len(name)
+				lineStart := i == 0 || f.src[i-1] == '\n' || f.src[i-1] == ' ' || f.src[i-1] == '\t'
+				if lineStart && (end == len(f.src) || !isIdent(f.src[end])) {
+					return true
+				}
+				j := strings.Index(f.src[end:], kw+name)
+				if j < 0 {
+					break
+				}
+				i = end + j
+			}
+		}
+	}
+	return false
+}
+
+// inPackage reports a path inside a directory named as one of the
+// (top-level) package names.
+func inPackage(path string, pkgs []string) bool {
+	for _, d := range strings.Split(path, "/") {
+		for _, p := range pkgs {
+			if top, _, _ := strings.Cut(p, "."); d == top {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // moduleMatch reports a dotted module equal to or inside one of prefixes.
 func moduleMatch(mod string, prefixes []string) bool {
 	for _, p := range prefixes {
@@ -226,6 +270,9 @@ func (a *assembler) frameworks() {
 					used = used || f.has(catTrains, "") || f.has(catMain, "")
 				case h.cat == catDep && depMatch(h.name, p.Detect.Packages):
 					add(High, ev(f, h.line, h.text))
+				case h.cat == catSignal && h.name == strconv.Itoa(i) && a.definesOutside(h.detail, p):
+					// The repository's own class of that name (SkyRL's
+					// RayPPOTrainer) says nothing of the framework.
 				case h.cat == catSignal && h.name == strconv.Itoa(i):
 					add(h.conf, ev(f, h.line, h.text))
 					used = used || p.Generic && trainsAny || !p.Generic && rank(h.conf) >= rank(Medium)
