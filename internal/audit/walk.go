@@ -78,6 +78,13 @@ func isOutputDir(name string) bool {
 	return false
 }
 
+// isPackageDir reports a Python package (prime-rl's monitors/wandb/):
+// source named after a tool, not the tool's run outputs.
+func isPackageDir(dir string) bool {
+	st, err := os.Stat(filepath.Join(dir, "__init__.py"))
+	return err == nil && st.Mode().IsRegular()
+}
+
 // binaryExts lists extensions of files that are never text, each between
 // spaces.
 const binaryExts = " png jpg jpeg gif bmp ico tif tiff webp pdf zip tar gz tgz bz2 xz 7z whl so dll dylib a o exe bin pt pth ckpt onnx safetensors npz npy pkl pickle h5 hdf5 mp4 mov avi webm mp3 wav ogg flac ttf otf woff woff2 pyc pyo class jar parquet arrow tfrecord db sqlite stl dae usd usdc usdz glb mjb msgpack pb tflite engine plan ply dat wandb "
@@ -287,7 +294,7 @@ func (w *walker) read(dir string, stack []ignoreFile, res *dirResult) ([]string,
 				res.skipDirectory(rel, skipIgnored)
 			case isVendoredDir(name):
 				res.skipDirectory(rel, skipVendored)
-			case isOutputDir(name):
+			case isOutputDir(name) && !isPackageDir(filepath.Join(abs, name)):
 				res.skipDirectory(rel, skipOutputs)
 			default:
 				subdirs = append(subdirs, rel)

@@ -79,6 +79,39 @@ func TestSkipped(t *testing.T) {
 	}
 }
 
+// TestOutputNamedPackage: a Python package named after a tracker
+// (monitors/wandb/) is source to read; a wandb/ of runs beside it is not.
+func TestOutputNamedPackage(t *testing.T) {
+	dir := t.TempDir()
+	for name, data := range map[string]string{
+		"monitors/wandb/__init__.py":           "",
+		"monitors/wandb/monitor.py":            "import wandb\n",
+		"wandb/run-1/files/wandb-summary.json": "{}",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := Run(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, d := range r.Files.SkippedDirs {
+		dirs = append(dirs, d.Path+" "+d.Reason)
+	}
+	if diff := cmp.Diff([]string{"wandb/ run outputs"}, dirs); diff != "" {
+		t.Errorf("skipped directories (-want +got):\n%s", diff)
+	}
+	if r.Files.Scanned != 2 {
+		t.Errorf("scanned %d files, want the package's 2", r.Files.Scanned)
+	}
+}
+
 func TestRunErrors(t *testing.T) {
 	if _, err := Run(context.Background(), filepath.Join(t.TempDir(), "missing"), Options{}); err == nil || !strings.Contains(err.Error(), "no such file") {
 		t.Errorf("missing root: %v", err)
