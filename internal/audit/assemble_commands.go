@@ -315,7 +315,11 @@ func (a *assembler) entryPoints() {
 		runner := runners[f.path]
 		for _, c := range f.commands {
 			if c.byName {
-				if te := a.eps[c.argv[0]]; te != nil && te.Via == "console_script" {
+				te := a.eps[c.argv[0]]
+				if te == nil || te.Via != "console_script" {
+					te = a.binScript(c.argv[0])
+				}
+				if te != nil {
 					a.documented(te, c, f)
 					te.refs++
 					te.Evidence = append(te.Evidence, ev(f, c.line, c.text))
@@ -864,7 +868,58 @@ func (a *assembler) importedFlags(f *facts) []flagDef {
 			}
 		}
 	}
+	// absl's flags are the process's: app.run parses those of every
+	// module imported (bin/learn running brax.training.learner's main).
+	if strings.Contains(f.src, "app.run(") {
+		for _, h := range f.hits {
+			if h.cat != catImport {
+				continue
+			}
+			mods := []string{h.name}
+			for _, n := range strings.Split(h.detail, ",") {
+				if w := strings.Fields(n); len(w) > 0 {
+					mods = append(mods, h.name+"."+w[0])
+				}
+			}
+			for _, m := range mods {
+				g := a.byPath[a.moduleFile(m)]
+				if g == nil || g == f || !strings.Contains(g.src, "flags.DEFINE_") {
+					continue
+				}
+				for _, fd := range g.flags {
+					if fd.fn == "" {
+						out = append(out, fd)
+					}
+				}
+			}
+		}
+	}
 	return out
+}
+
+// binScript is the entry point of a program a README runs by its name
+// alone that is no console script but an executable Python file of the
+// repository without an extension (brax's bin/learn), which runs from
+// the root as python bin/learn whatever it parses.
+func (a *assembler) binScript(name string) *EntryPoint {
+	for _, p := range a.byBase[name] {
+		f := a.byPath[p]
+		if f == nil || f.kind != kindPython || path.Ext(p) != "" || isTestPath(p) {
+			continue
+		}
+		m, ok := f.first(catMain, "")
+		if !ok {
+			continue
+		}
+		e := a.ep("python " + p)
+		if e.Target == "" {
+			e.Kind, e.Via, e.Target, e.Confidence = nameKind(p), "script", p, Medium
+			e.flags = append(append([]flagDef(nil), f.flags...), a.importedFlags(f)...)
+			e.Evidence = append(e.Evidence, ev(f, m.line, m.text))
+		}
+		return e
+	}
+	return nil
 }
 
 // knownModule reports a module a framework profile runs with python -m.

@@ -166,6 +166,10 @@ func (a *assembler) documentedTemplate(e *EntryPoint) (string, string) {
 	for i := 0; i < len(argv); i++ {
 		w := argv[i]
 		switch {
+		case i == 0 && e.Via == "script" && path.Ext(e.Target) == "" && w == path.Base(e.Target):
+			// A program run by name (bin/learn), run from the root.
+			words = append(words, "python")
+			w, placed = e.Target, true
 		case i <= prog:
 			if e.Via == "script" && !placed && strings.HasSuffix(w, ".py") && path.Base(w) == path.Base(e.Target) {
 				w, placed = e.Target, true
