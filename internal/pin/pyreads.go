@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/rlxp/rlxp/internal/pylex"
 )
 
 // Python code is searched for the files it reads, not for every string:
@@ -93,7 +95,8 @@ func (a pyPath) dir() pyPath {
 // pyFile is the search in one Python file.
 type pyFile struct {
 	abs  string // the file
-	toks []pyTok
+	src  string
+	toks []pylex.Token
 	vars map[string]pyPath // NAME = path, as assigned
 	// work is what is left of the tokens one expression may take, so
 	// that nested calls cannot make the search quadratic or deep.
@@ -120,29 +123,30 @@ func (f *pyFile) parseArgs(i int) ([]pyPath, map[string]pyPath) {
 // python adds the files a Python file reads and the repository modules it
 // imports.
 func (s *readSearch) python(abs string, data []byte) {
-	f := &pyFile{abs: abs, toks: pyTokens(data), vars: map[string]pyPath{}}
-	lines := strings.Split(string(data), "\n")
+	src := string(data)
+	f := &pyFile{abs: abs, src: src, toks: pylex.Tokens(src), vars: map[string]pyPath{}}
+	lines := strings.Split(src, "\n")
 	writes := func(line int) bool { return line <= len(lines) && pyWrites().MatchString(lines[line-1]) }
 	for i, t := range f.toks {
-		start := i == 0 || f.toks[i-1].kind == ';' || f.toks[i-1].text == ":"
-		if t.kind != 'n' {
+		start := i == 0 || f.end(i-1) || f.toks[i-1].Kind == pylex.Indent || f.toks[i-1].Kind == pylex.Dedent || f.is(i-1, pylex.Op, ":")
+		if t.Kind != pylex.Name {
 			continue
 		}
+		name := f.text(i)
 		switch {
-		case start && (t.text == "import" || t.text == "from"):
+		case start && (name == "import" || name == "from"):
 			for _, m := range f.imports(i) {
 				s.module(abs, m)
 			}
 			continue
-		case start && f.is(i+1, 'o', "="):
+		case start && f.is(i+1, pylex.Op, "="):
 			if v := f.parse(i + 2); v.ok {
-				f.vars[t.text] = v
+				f.vars[name] = v
 			}
 		}
-		if !f.is(i+1, 'o', "(") {
+		if !f.is(i+1, pylex.Op, "(") {
 			continue
 		}
-		name := t.text
 		switch {
 		case name == "import_module":
 			if args, _ := f.parseArgs(i + 2); len(args) > 0 && args[0].whole {
@@ -152,7 +156,7 @@ func (s *readSearch) python(abs string, data []byte) {
 			if _, kw := f.parseArgs(i + 2); kw["default"].whole {
 				s.pyRead(abs, kw["default"])
 			}
-		case pyReaders[name] && (name != "read" || f.is(i+2, 's', "")):
+		case pyReaders[name] && (name != "read" || f.is(i+2, pylex.String, "")):
 			args, kw := f.parseArgs(i + 2)
 			if pyMode(name, args, kw) {
 				continue
@@ -168,14 +172,14 @@ func (s *readSearch) python(abs string, data []byte) {
 			}
 			s.pyRead(abs, v)
 		case name == "Path" || name == "PurePath" || name == "PosixPath" ||
-			(name == "join" && i >= 2 && f.is(i-1, 'o', ".") && (f.toks[i-2].text == "path" || f.toks[i-2].text == "osp")):
-			if writes(t.line) {
+			(name == "join" && f.is(i-1, pylex.Op, ".") && (f.is(i-2, pylex.Name, "path") || f.is(i-2, pylex.Name, "osp"))):
+			if writes(int(t.Line)) {
 				continue
 			}
 			from := i
 			if name == "join" {
 				from = i - 2
-				for from >= 2 && f.is(from-1, 'o', ".") && f.toks[from-2].kind == 'n' {
+				for f.is(from-1, pylex.Op, ".") && f.is(from-2, pylex.Name, "") {
 					from -= 2
 				}
 			}
@@ -286,9 +290,17 @@ func (s *readSearch) module(abs string, m pyImport) {
 }
 
 // is says whether token i is of kind k and, when text is not "", that text.
-func (f *pyFile) is(i int, k byte, text string) bool {
-	return i >= 0 && i < len(f.toks) && f.toks[i].kind == k && (text == "" || f.toks[i].text == text)
+func (f *pyFile) is(i int, k pylex.Kind, text string) bool {
+	return i >= 0 && i < len(f.toks) && f.toks[i].Kind == k && (text == "" || f.toks[i].Text(f.src) == text)
 }
+
+// end says whether token i ends a statement: a logical line or a ";".
+func (f *pyFile) end(i int) bool {
+	return f.is(i, pylex.Newline, "") || f.is(i, pylex.Op, ";")
+}
+
+// text is the source text of token i.
+func (f *pyFile) text(i int) string { return f.toks[i].Text(f.src) }
 
 // imports reads the import statement at token i: "import a.b as c, d" or
 // "from .x import y, z" (y and z may be modules too).
@@ -297,46 +309,46 @@ func (f *pyFile) imports(i int) []pyImport {
 	j := i + 1
 	dotted := func() (string, int) {
 		var parts []string
-		for f.is(j, 'n', "") && f.toks[j].text != "import" {
-			parts = append(parts, f.toks[j].text)
+		for f.is(j, pylex.Name, "") && !f.is(j, pylex.Name, "import") {
+			parts = append(parts, f.text(j))
 			j++
-			if !f.is(j, 'o', ".") {
+			if !f.is(j, pylex.Op, ".") {
 				break
 			}
 			j++
 		}
 		return strings.Join(parts, "."), len(parts)
 	}
-	if f.toks[i].text == "import" {
+	if f.is(i, pylex.Name, "import") {
 		for {
 			name, n := dotted()
 			if n == 0 {
 				return out
 			}
 			out = append(out, pyImport{name: name})
-			if f.is(j, 'n', "as") {
+			if f.is(j, pylex.Name, "as") {
 				j += 2
 			}
-			if !f.is(j, 'o', ",") {
+			if !f.is(j, pylex.Op, ",") {
 				return out
 			}
 			j++
 		}
 	}
 	dots := 0
-	for f.is(j, 'o', ".") {
-		dots++
+	for f.is(j, pylex.Op, ".") || f.is(j, pylex.Op, "...") {
+		dots += f.toks[j].End - f.toks[j].Off
 		j++
 	}
 	from, _ := dotted()
-	if !f.is(j, 'n', "import") {
+	if !f.is(j, pylex.Name, "import") {
 		return out
 	}
 	j++
 	out = append(out, pyImport{dots: dots, name: from})
-	for j < len(f.toks) && f.toks[j].kind != ';' {
-		if t := f.toks[j]; t.kind == 'n' && t.text != "as" && !f.is(j-1, 'n', "as") {
-			sub := t.text
+	for j < len(f.toks) && !f.end(j) {
+		if f.is(j, pylex.Name, "") && !f.is(j, pylex.Name, "as") && !f.is(j-1, pylex.Name, "as") {
+			sub := f.text(j)
 			if from != "" {
 				sub = from + "." + sub
 			}
@@ -352,10 +364,10 @@ func (f *pyFile) imports(i int) []pyImport {
 func (f *pyFile) args(i int) ([]pyPath, map[string]pyPath, int) {
 	var pos []pyPath
 	kw := map[string]pyPath{}
-	for i < len(f.toks) && !f.is(i, 'o', ")") && !f.is(i, ';', "") {
+	for i < len(f.toks) && !f.is(i, pylex.Op, ")") && !f.end(i) {
 		key := ""
-		if f.is(i, 'n', "") && f.is(i+1, 'o', "=") {
-			key, i = f.toks[i].text, i+2
+		if f.is(i, pylex.Name, "") && f.is(i+1, pylex.Op, "=") {
+			key, i = f.text(i), i+2
 		}
 		v, j := f.expr(i)
 		i = f.skip(j)
@@ -364,7 +376,7 @@ func (f *pyFile) args(i int) ([]pyPath, map[string]pyPath, int) {
 		} else {
 			pos = append(pos, v)
 		}
-		if !f.is(i, 'o', ",") {
+		if !f.is(i, pylex.Op, ",") {
 			break
 		}
 		i++
@@ -380,14 +392,13 @@ func (f *pyFile) skip(i int) int {
 		if f.work--; f.work < 0 {
 			return len(f.toks)
 		}
-		t := f.toks[i]
-		if t.kind == ';' {
+		if f.end(i) {
 			return i
 		}
-		if t.kind != 'o' {
+		if f.toks[i].Kind != pylex.Op {
 			continue
 		}
-		switch t.text {
+		switch f.text(i) {
 		case "(", "[", "{":
 			depth++
 		case ")", "]", "}":
@@ -407,8 +418,8 @@ func (f *pyFile) skip(i int) int {
 // expr reads a path expression from token i: terms joined by / or +.
 func (f *pyFile) expr(i int) (pyPath, int) {
 	v, i := f.term(i)
-	for f.is(i, 'o', "/") || f.is(i, 'o', "+") {
-		op := f.toks[i].text
+	for f.is(i, pylex.Op, "/") || f.is(i, pylex.Op, "+") {
+		op := f.text(i)
 		w, j := f.term(i + 1)
 		if j == i+1 {
 			return pyPath{}, j
@@ -430,35 +441,39 @@ func (f *pyFile) term(i int) (pyPath, int) {
 		return pyPath{}, len(f.toks)
 	}
 	var v pyPath
-	t := f.toks[i]
 	switch {
-	case t.kind == 's':
+	case f.is(i, pylex.String, ""):
+		// Adjacent literals are one string; an f-string's fields end
+		// what is known of it.
 		v = pyPath{ok: true, whole: true}
-		for ; f.is(i, 's', ""); i++ {
+		for ; f.is(i, pylex.String, ""); i++ {
 			if v.whole {
-				v.s += f.toks[i].text
-				v.whole = !f.toks[i].partial
+				s, field := pylex.Marked(f.src, f.toks[i], "")
+				if field >= 0 {
+					s, v.whole = s[:field], false
+				}
+				v.s += s
 			}
 		}
-	case f.is(i, 'o', "("):
+	case f.is(i, pylex.Op, "("):
 		v, i = f.expr(i + 1)
 		i = f.skip(i)
-		if f.is(i, 'o', ")") {
+		if f.is(i, pylex.Op, ")") {
 			i++
 		}
-	case t.kind == 'n':
+	case f.is(i, pylex.Name, ""):
 		// A dotted name (os.path.join) up to a call or a path's own
 		// attribute, which the loop below reads.
-		name := t.text
+		name := f.text(i)
 		i++
-		for f.is(i, 'o', ".") && f.is(i+1, 'n', "") && !pathMethods[f.toks[i+1].text] && !f.is(i, 'o', "(") {
-			name = f.toks[i+1].text
+		for f.is(i, pylex.Op, ".") && f.is(i+1, pylex.Name, "") && !pathMethods[f.text(i+1)] {
+			name = f.text(i + 1)
 			i += 2
-			if f.is(i, 'o', "(") {
+			if f.is(i, pylex.Op, "(") {
 				break
 			}
 		}
-		if f.is(i, 'o', "(") {
+		if f.is(i, pylex.Op, "(") {
 			args, _, j := f.args(i + 1)
 			v, i = pyCall(name, args), j
 		} else {
@@ -473,10 +488,10 @@ func (f *pyFile) term(i int) (pyPath, int) {
 		return pyPath{}, i
 	}
 	// Attributes and methods: .parent, .resolve(), .joinpath(…), …
-	for f.is(i, 'o', ".") && f.is(i+1, 'n', "") {
-		attr := f.toks[i+1].text
+	for f.is(i, pylex.Op, ".") && f.is(i+1, pylex.Name, "") {
+		attr := f.text(i + 1)
 		i += 2
-		if f.is(i, 'o', "(") {
+		if f.is(i, pylex.Op, "(") {
 			args, _, j := f.args(i + 1)
 			i = j
 			switch attr {
@@ -496,7 +511,7 @@ func (f *pyFile) term(i int) (pyPath, int) {
 			v = pyPath{}
 		}
 	}
-	if f.is(i, 'o', "[") {
+	if f.is(i, pylex.Op, "[") {
 		v, i = pyPath{}, f.skip(i+1)+1
 	}
 	return v, i
