@@ -170,6 +170,18 @@ def main(name):
 		want: []string{"envs/cartpole.json", "private/default.yaml", "src/base.yaml", "src/conf/local.yaml",
 			"src/run.py", "tasks/a.yaml", "tasks/b.json"},
 	}, {
+		name: "Python: literals have the value Python gives them",
+		files: map[string]string{
+			"train.py": `import json
+a = json.load(open('private/it\'s.json'))
+b = open(f"private/{{x}}.json")
+c = open("private/\x63.yaml"); d = open(f"conf/{cfg["name"]}.yaml")
+`,
+			"private/it's.json": "{}", "private/{x}.json": "{}", "private/c.yaml": "c: 1", "private/other.yaml": "o: 1", "conf/a.yaml": "a: 1",
+		},
+		cmd:  "python3 train.py",
+		want: []string{"conf/a.yaml", "private/c.yaml", "private/it's.json", "private/{x}.json", "train.py"},
+	}, {
 		name: "Python: modules imported from the repository are searched in turn",
 		files: map[string]string{
 			"train.py":             "from rl.agent import make\nimport rl.utils as u\nfrom rl import envs\nimport torch\n",
