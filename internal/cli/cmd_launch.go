@@ -11,6 +11,7 @@ import (
 	"github.com/rlxp/rlxp/internal/check"
 	"github.com/rlxp/rlxp/internal/launch"
 	"github.com/rlxp/rlxp/internal/manual"
+	"github.com/rlxp/rlxp/internal/pin"
 	"github.com/rlxp/rlxp/internal/prompt"
 	"github.com/rlxp/rlxp/internal/runs"
 	"github.com/rlxp/rlxp/internal/state"
@@ -81,6 +82,10 @@ func runLaunch(ctx context.Context, env *Env, o *launchOptions, args []string) e
 	if o.flags.Changed("grace") {
 		grace = &o.grace
 	}
+	held, err := pin.Hold(c.repo, c.exp.ID)
+	if err != nil {
+		return err
+	}
 	plan, err := launch.Build(launch.Spec{
 		Source:   launch.Source{Adapter: c.adapter, AdapterFile: c.repo.Show(state.Adapter), Experiment: c.exp, RunDir: o.runDir},
 		Root:     c.repo.Root,
@@ -88,6 +93,7 @@ func runLaunch(ctx context.Context, env *Env, o *launchOptions, args []string) e
 		Seeds:    c.Seeds,
 		Grace:    grace,
 		FreeGPUs: c.FreeGPUs,
+		Approved: held.Digest(),
 	})
 	var ge *launch.GraceError
 	if errors.As(err, &ge) {

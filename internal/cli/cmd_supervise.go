@@ -10,6 +10,7 @@ import (
 
 	"github.com/rlxp/rlxp/internal/launch"
 	"github.com/rlxp/rlxp/internal/manual"
+	"github.com/rlxp/rlxp/internal/pin"
 )
 
 func newSuperviseCmd() *Command {
@@ -36,7 +37,7 @@ func newSuperviseCmd() *Command {
 			if !ok {
 				handshake = nopCloser{env.Stdout}
 			}
-			return launch.Supervise(ctx, env.Stdin, handshake, env.Stderr, env.Now)
+			return launch.Supervise(ctx, env.Stdin, handshake, env.Stderr, env.Now, pin.HoldPlan)
 		},
 	}
 }

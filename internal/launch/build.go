@@ -94,6 +94,8 @@ type Spec struct {
 	Grace *time.Duration
 	// FreeGPUs are the indices of the GPUs no process holds.
 	FreeGPUs []string
+	// Approved is Plan.Approved.
+	Approved string
 }
 
 // DefaultGrace is a run's time between TERM and KILL unless asked.
@@ -133,7 +135,7 @@ func Build(s Spec) (*Plan, error) {
 		sections[name] = s.Contract.Section(name)
 	}
 	p := &Plan{
-		Experiment: e.ID, ExperimentDigest: e.Digest(), ContractDigest: contract.Digest(sections),
+		Experiment: e.ID, ExperimentDigest: e.Digest(), ContractDigest: contract.Digest(sections), Approved: s.Approved,
 		Backend: ct.Hardware.Launcher, Root: s.Root,
 		WallClock: contract.Duration(wall.String()), Grace: contract.Duration(grace.String()),
 		GPUsPerRun: ct.Hardware.GPUsPerRun, Nodes: ct.Hardware.Nodes,

@@ -25,8 +25,13 @@ type Plan struct {
 	// plan was built from.
 	ExperimentDigest string `json:"experiment_digest"`
 	ContractDigest   string `json:"contract_digest"`
-	Backend          string `json:"backend"`
-	Root             string `json:"root"`
+	// Approved identifies the experiment's approval the plan runs under
+	// (pin.Held.Digest): the material it pins, so the digest a human
+	// confirms covers the code, the files the run reads and the
+	// environment variables pinned, and a re-approval makes a new plan.
+	Approved string `json:"approved"`
+	Backend  string `json:"backend"`
+	Root     string `json:"root"`
 	// WallClock is each run's allowance; Grace how long a run has between
 	// TERM and KILL once the allowance is spent.
 	WallClock   contract.Duration `json:"wall_clock"`

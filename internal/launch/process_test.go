@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 		} else {
 			signal.Ignore(syscall.SIGHUP)
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
-			err = Supervise(ctx, os.Stdin, os.Stdout, os.Stderr, time.Now)
+			err = Supervise(ctx, os.Stdin, os.Stdout, os.Stderr, time.Now, nil)
 			stop()
 		}
 		if err != nil {

@@ -35,8 +35,11 @@ func detach(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true
 // shepherd, TERM then KILL after the grace, every process it started
 // included, and its record says so. When ctx ends (the supervisor was told
 // to stop), the running runs are stopped the same way and the queued ones
-// never start. Messages that fit no record go to stderr.
-func Supervise(ctx context.Context, in io.Reader, handshake io.WriteCloser, stderr io.Writer, now func() time.Time) error {
+// never start. With hold, each run is held to the approval the plan was
+// confirmed under: a run whose pin differs before it starts is not
+// started, and the pin is recomputed after the run's last process ended
+// (Record.Held). Messages that fit no record go to stderr.
+func Supervise(ctx context.Context, in io.Reader, handshake io.WriteCloser, stderr io.Writer, now func() time.Time, hold Hold) error {
 	var once sync.Once
 	release := func() { once.Do(func() { handshake.Close() }) }
 	defer release()
@@ -56,6 +59,12 @@ func Supervise(ctx context.Context, in io.Reader, handshake io.WriteCloser, stde
 		return fail(fmt.Errorf("find the rlxp binary for the shepherds: %w", err))
 	}
 	p := job.Plan
+	var held func(context.Context) []string
+	if hold != nil {
+		if held, err = hold(p); err != nil {
+			return fail(err)
+		}
+	}
 	host, _ := os.Hostname()
 	self := os.Getpid()
 	selfTicks, _ := probe.StartTicks(probe.System(), self)
@@ -84,6 +93,10 @@ func Supervise(ctx context.Context, in io.Reader, handshake io.WriteCloser, stde
 		slots <- g
 	}
 	var wg sync.WaitGroup
+	// One check of the pin holds the runs that start together; a run
+	// that waited for a slot is checked again.
+	var changes []string
+	checked := false
 	for i := range recs {
 		var gpus []string
 		select {
@@ -91,6 +104,7 @@ func Supervise(ctx context.Context, in io.Reader, handshake io.WriteCloser, stde
 		default:
 			// The first wave is running; the rest waits for slots.
 			release()
+			checked = false
 			select {
 			case gpus = <-slots:
 			case <-ctx.Done():
@@ -106,7 +120,13 @@ func Supervise(ctx context.Context, in io.Reader, handshake io.WriteCloser, stde
 		}
 		rec := &recs[i]
 		rec.StartedAt = now().UTC().Format(time.RFC3339)
-		err := makeRunDir(p.Root, p.Runs[i].RunDir)
+		if held != nil && !checked {
+			changes, checked = held(ctx), true
+		}
+		err := holdStart(p, rec, held != nil, changes)
+		if err == nil {
+			err = makeRunDir(p.Root, p.Runs[i].RunDir)
+		}
 		var sh *shepherdProc
 		if err == nil {
 			sh, err = sv.start(p, job.RunsDir, rec, i, gpus)
@@ -124,6 +144,7 @@ func Supervise(ctx context.Context, in io.Reader, handshake io.WriteCloser, stde
 		go func() {
 			defer wg.Done()
 			sv.watch(ctx, p, rec, sh, now)
+			checkEnd(ctx, rec, held, now)
 			save(*rec)
 			slots <- gpus
 		}()
@@ -131,6 +152,55 @@ func Supervise(ctx context.Context, in io.Reader, handshake io.WriteCloser, stde
 	release()
 	wg.Wait()
 	return nil
+}
+
+// A Hold makes the check a plan's runs are held to: each call of the
+// function it returns names every difference between what the runs would
+// run now and the approval the plan was confirmed under (Plan.Approved).
+// It fails when that approval is no longer the one in force.
+type Hold func(p *Plan) (func(context.Context) []string, error)
+
+// An UnapprovedError is a run not started because what it would run is
+// not what was approved.
+type UnapprovedError struct{ Changes []string }
+
+func (e *UnapprovedError) Error() string {
+	return "not started: what it would run differs from its approval: " + strings.Join(e.Changes, "; ")
+}
+
+// holdStart holds a run to its approval just before it starts, with the
+// changes a check found just now: an edit between launch's check and now
+// (or while the run waited for a slot) keeps it from starting.
+func holdStart(p *Plan, rec *runs.Record, holding bool, changes []string) error {
+	if !holding {
+		return nil
+	}
+	rec.Held = &runs.Held{Approval: p.Approved, Start: rec.StartedAt, Changes: changes}
+	if len(changes) > 0 {
+		rec.StoppedBy = runs.StoppedUnapproved
+		return &UnapprovedError{changes}
+	}
+	return nil
+}
+
+// endCheckTimeout bounds the recomputation of a run's pin at its end.
+const endCheckTimeout = 5 * time.Minute
+
+// checkEnd recomputes the pin of a run whose processes have all ended:
+// a file it read late (a module imported lazily, a config read at step
+// N) that was edited while it ran is named. It runs even when the
+// supervisor was told to stop.
+func checkEnd(ctx context.Context, rec *runs.Record, held func(context.Context) []string, now func() time.Time) {
+	if held == nil || rec.Held == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), endCheckTimeout)
+	defer cancel()
+	rec.Held.Changes = held(ctx)
+	rec.Held.End = now().UTC().Format(time.RFC3339)
+	if len(rec.Held.Changes) > 0 {
+		appendLog(rec.Log, "[rlxp] changed since approval when the run ended: "+strings.Join(rec.Held.Changes, "; "))
+	}
 }
 
 // A supervisor holds what its runs share: the binary its shepherds run and

@@ -30,6 +30,10 @@ const StoppedBudget = "budget"
 // allowance.
 const StoppedWatchdog = "watchdog"
 
+// StoppedUnapproved is Record.StoppedBy when the run was not started
+// because what it would run differed from its approval (Held.Changes).
+const StoppedUnapproved = "unapproved"
+
 // A Record is one run.json.
 type Record struct {
 	ID         string `json:"id"`
@@ -62,6 +66,24 @@ type Record struct {
 	Signal          string `json:"signal,omitempty"`
 	StoppedBy       string `json:"stopped_by,omitempty"`
 	Note            string `json:"note,omitempty"`
+	// Held is the run held to the approval its launch confirmed.
+	Held *Held `json:"held,omitempty"`
+}
+
+// Held is what the local supervisor found when it recomputed the run's
+// pin (what the experiment's approval pins: commands, adapter, files the
+// run reads, environment, code) before the run started and after its last
+// process ended. Any change means the run may have used what no human
+// approved: a score of it is invalid.
+type Held struct {
+	// Approval is the digest of the approval held to (Plan.Approved).
+	Approval string `json:"approval"`
+	// Start and End are when the pin was recomputed (RFC 3339); End is
+	// empty until the run has ended and been checked.
+	Start string `json:"start,omitempty"`
+	End   string `json:"end,omitempty"`
+	// Changes name each difference from the approval, as the gate names them.
+	Changes []string `json:"changes,omitempty"`
 }
 
 // Ended says whether the run has an end time recorded.

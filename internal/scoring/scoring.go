@@ -89,6 +89,8 @@ type SeedRun struct {
 
 	started string       // the run's start (RFC 3339)
 	other   *runs.Record // a run of another experiment or seed that owns RunDir
+	held    *runs.Held   // the run held to its approval
+	backend string       // the run's backend; "" for a record written by hand
 }
 
 // NotLaunched is SeedRun.Ended for a run no rlxp launch recorded.
@@ -201,6 +203,8 @@ func Read(ctx context.Context, s Spec) (*Scored, error) {
 	}
 	sc.problems, sc.notes = evidence(s.Repo.Root, seeds, files, s.Runs)
 	sc.problems = append(sc.problems, resumed(s.Repo.Root, files)...)
+	heldProblems, heldNotes := held(seeds)
+	sc.problems, sc.notes = append(sc.problems, heldProblems...), append(sc.notes, heldNotes...)
 	sc.problems = append(sc.problems, protocol(c, id, exp.Seeds)...)
 	sc.problems = append(sc.problems, episodes(c, specs[nEval:], got.values[nEval:], files)...)
 	sc.unended = append(sc.unended, shortOfBudget(c, seeds, got.reached)...)
@@ -344,6 +348,7 @@ func seedRuns(ctx context.Context, s Spec, seeds []int) ([]SeedRun, error) {
 		} else {
 			l := diagnose.Check(ctx, h, nil, rec)
 			sr.Run, sr.Plan, sr.Ended, sr.Detail, sr.started = rec.ID, rec.Plan, string(l.State), l.Detail, rec.StartedAt
+			sr.held, sr.backend = rec.Held, rec.Backend
 		}
 		out = append(out, sr)
 	}

@@ -1,0 +1,87 @@
+package pin
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/rlxp/rlxp/internal/approval"
+	"github.com/rlxp/rlxp/internal/launch"
+	"github.com/rlxp/rlxp/internal/state"
+	"github.com/rlxp/rlxp/internal/workspace"
+)
+
+// A Held approval is an experiment's approval as a launch found it in
+// force. The supervisor of the launch's runs holds each run to it before
+// the run starts and again when it ends, so that what changed between the
+// gate's check and the start, or while the run ran (Python imports
+// lazily, configs are read late), is named as the gate would name it.
+type Held struct {
+	r   *state.Repo
+	rec approval.Record
+}
+
+// Hold reads the approval of experiment id in force now. An experiment
+// with no approval in a log that verifies has nothing to be held to.
+func Hold(r *state.Repo, id string) (*Held, error) {
+	book, err := approval.LogOf(r).Read()
+	if err != nil {
+		return nil, err
+	}
+	if book.Problem != nil {
+		return nil, book.Problem
+	}
+	rec, ok := book.Latest(approval.Experiment)[id]
+	if !ok {
+		return nil, fmt.Errorf("experiment %s has no approval in %s", id, r.Show(state.Approvals))
+	}
+	return &Held{r: r, rec: rec}, nil
+}
+
+// Digest identifies the approval: the experiment's approved digest and
+// the material its approval pinned. A launch plan carries it, so that a
+// plan confirmed under one approval cannot start under another.
+func (h *Held) Digest() string {
+	sum := sha256.New()
+	fmt.Fprintf(sum, "%s\n", h.rec.Digest)
+	sum.Write(h.rec.Plan)
+	return "sha256:" + hex.EncodeToString(sum.Sum(nil))
+}
+
+// Changes recomputes what the experiment would run now and names every
+// difference from the held approval: the experiment's entry edited, and
+// each change of the material, worded as the gate words it. None means
+// what runs now is what was approved.
+func (h *Held) Changes(ctx context.Context) []string {
+	_, e, err := workspace.Experiment(h.r, h.rec.Subject)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	if e.Digest() != h.rec.Digest {
+		return []string{fmt.Sprintf("experiment %s: edited in %s since approval", e.ID, h.r.Show(state.Experiments))}
+	}
+	ad, err := Adapter(h.r)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	now, err := Compute(ctx, h.r.Root, ad, h.r.Show(state.Adapter), e)
+	return stale(h.r, approval.Book{Records: []approval.Record{h.rec}}, e, now, err)
+}
+
+// HoldPlan is launch.Hold: the approval a confirmed plan's runs are held
+// to, which must still be the one the plan was confirmed under.
+func HoldPlan(p *launch.Plan) (func(context.Context) []string, error) {
+	r, err := state.Open(p.Root, p.Root)
+	if err != nil {
+		return nil, err
+	}
+	h, err := Hold(r, p.Experiment)
+	if err != nil {
+		return nil, err
+	}
+	if h.Digest() != p.Approved {
+		return nil, fmt.Errorf("experiment %s was approved again since its plan was confirmed; confirm the new plan", p.Experiment)
+	}
+	return h.Changes, nil
+}
