@@ -17,7 +17,9 @@ func (g *Guard) Decide(command, cwd string) Decision {
 // script or directory inside it.
 func (g *Guard) decide(command, cwd string, canAsk bool) Decision {
 	a := analyzer{home: g.Home, settled: g.settled}
-	a.source(command, 0, &scope{vars: map[string]string{}, dirs: []string{cwd}})
+	sc := &scope{vars: map[string]string{}, dirs: []string{cwd}}
+	a.source(command, 0, sc)
+	a.followWrittenHooks(command, sc)
 	if a.tooDeep != "" {
 		if g.root(cwd) == "" {
 			return Decision{}

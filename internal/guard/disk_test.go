@@ -305,3 +305,46 @@ func TestSweeps(t *testing.T) {
 		{"python3 main.py --help && git commit -m 'lr=1e-3,3e-4' && wandb sweep sweep.yaml && wandb login", "allow"},
 	})
 }
+
+// TestGitHooks: a git hook runs when git runs it, with nobody asking:
+// writing one that trains is refused as running it would be, and a git
+// command is judged by the hooks it runs.
+func TestGitHooks(t *testing.T) {
+	repo := diskRepo(t)
+	files := map[string]string{
+		".git/hooks/pre-commit":        "#!/bin/sh\nruff check .\npython3 -m pytest -q\n",
+		".git/hooks/post-checkout":     "#!/bin/sh\nbash go.sh\n",
+		".git/hooks/pre-push":          "#!/bin/sh\npython3 train.py --steps 10\n",
+		".git/hooks/post-merge.sample": "#!/bin/sh\npython3 train.py\n",
+		"hk/post-commit":               "#!/bin/sh\nnohup torchrun main.py &\n",
+		"scripts/pre-commit":           "#!/bin/sh\nruff check .\n",
+		"scripts/post-commit-train":    "#!/bin/sh\npython3 train.py\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(repo, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const launch = "starts training directly"
+	checkForms(t, repo, []struct{ cmd, want string }{
+		{"echo 'python3 train.py' > .git/hooks/post-commit && chmod +x .git/hooks/post-commit", "writes the git hook"},
+		{"printf '#!/bin/sh\\ntorchrun main.py\\n' > .git/hooks/post-commit", "torchrun"},
+		{"cp scripts/post-commit-train .git/hooks/post-commit", launch},
+		{"ln -sf ../../go.sh .git/hooks/post-commit", launch},
+		{"mkdir -p .husky && cat > .husky/pre-commit <<'EOF'\npython3 train.py --epochs 1\nEOF", launch},
+		{"git checkout -b lr-sweep", "post-checkout"},
+		{"cd tools && git switch main", launch},
+		{"git push origin HEAD", "pre-push"},
+		{"git -c core.hooksPath=hk commit -m 'tune lr'", "torchrun"},
+	})
+	checkForms(t, repo, []struct{ cmd, want string }{
+		{"git add -A && git commit -m 'train: tune lr' && git status", "allow"},
+		{"cp scripts/pre-commit .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit", "allow"},
+		{"git push --no-verify origin HEAD && git merge feature && git log --oneline -3", "allow"},
+		{"cat .git/hooks/pre-push && echo '# notes' > .git/info/exclude", "allow"},
+	})
+}

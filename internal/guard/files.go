@@ -136,7 +136,11 @@ func (a *analyzer) recordCopy(c call) {
 	default:
 		return
 	}
-	w := wrapper{valued: " -t --target-directory -m --mode -o --owner -g --group -S --suffix -e --rsh --backup-dir --exclude --include --filter -f --chmod --chown "}
+	w := wrapper{valued: " -t --target-directory -m --mode -o --owner -g --group -S --suffix --backup-dir "}
+	if name == "rsync" || name == "scp" {
+		// -f is rsync's filter and -F scp's config; cp, mv and ln's -f forces
+		w.valued += "-e --rsh --exclude --include --filter -f -F -i -P -c -l -o -J "
+	}
 	var operands []string
 	target := ""
 	for i := 1; i < len(c.argv); i++ {
@@ -203,7 +207,7 @@ func (a *analyzer) followFile(c call, sc *scope, depth int) {
 		}
 		return
 	}
-	if !a.followWritten(c, file, python, sc, depth) && (a.settled == nil || !a.settled(c)) {
+	if !a.followWritten(c, file, python, "", sc, depth) && (a.settled == nil || !a.settled(c)) {
 		lang := ""
 		if python {
 			lang = "python"
@@ -215,9 +219,10 @@ func (a *analyzer) followFile(c call, sc *scope, depth int) {
 }
 
 // followWritten follows a file the line wrote before running it; false
-// when the line wrote no such file.
-func (a *analyzer) followWritten(c call, file string, python bool, sc *scope, depth int) bool {
-	if len(a.files) == 0 {
+// when the line wrote no such file. how says how it comes to run, when
+// the command does not run it itself.
+func (a *analyzer) followWritten(c call, file string, python bool, how string, sc *scope, depth int) bool {
+	if len(a.files) == 0 || depth > maxDepth {
 		return false
 	}
 	for _, d := range c.dirs {
@@ -230,7 +235,10 @@ func (a *analyzer) followWritten(c call, file string, python bool, sc *scope, de
 		}
 		inner := sc.with(c.dirs)
 		inner.stdin = input{}
-		inner.via = chain(sc.via, quote(c.text)+" runs "+file+", which the command line writes before it")
+		if how == "" {
+			how = quote(c.text) + " runs " + file + ", which the command line writes before it"
+		}
+		inner.via = chain(sc.via, how)
 		for _, t := range o.text {
 			first, _, _ := strings.Cut(t, "\n")
 			if python || strings.HasPrefix(first, "#!") && strings.Contains(first, "python") {
@@ -245,7 +253,8 @@ func (a *analyzer) followWritten(c call, file string, python bool, sc *scope, de
 				cc.argv, cc.script = []string{"python", f}, false
 			}
 			cc.exact = trues(len(cc.argv))
-			a.cmds = append(a.cmds, cc)
+			// what the file was made from is read in turn, from disk
+			a.add(cc, inner, depth+1)
 		}
 		if o.unknown {
 			a.opaque(file, "what "+file+" holds (the command line writes it from a program's output)", c.text, sc)

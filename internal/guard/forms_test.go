@@ -336,6 +336,8 @@ func TestRefusedForms(t *testing.T) {
 		{"cp train.py /tmp/t.py && python3 /tmp/t.py", launch},
 		{"cat train.py > x2.py; python3 x2.py", launch},
 		{"ln -s train.py y.py && python3 y.py", launch},
+		{"ln -sf train.py y.py && python3 y.py", launch},
+		{"cp -f train.py /tmp/t.py && python3 /tmp/t.py", launch},
 		{"install -m 755 train.py /tmp/z.py && python3 /tmp/z.py", launch},
 		{"rsync -a train.py /tmp/r.py && python3 /tmp/r.py", launch},
 		{"tee /tmp/q.py < train.py > /dev/null && python3 /tmp/q.py", launch},

@@ -180,11 +180,16 @@ func (a *analyzer) stdinSource(name string, env map[string]string, text string, 
 // are not wrappers.
 func (a *analyzer) git(args []string, exact []bool, text string, sc *scope, depth int) (step, bool) {
 	i := 1
+	hooksPath := ""
+	dirs := sc
 	for i < len(args) && strings.HasPrefix(args[i], "-") {
 		switch args[i] {
 		case "-c":
 			if i+1 < len(args) {
 				key, val, _ := strings.Cut(args[i+1], "=")
+				if strings.EqualFold(key, "core.hooksPath") {
+					hooksPath = val
+				}
 				if strings.HasPrefix(strings.ToLower(key), "alias.") {
 					if !exact[i+1] {
 						a.opaque(args[i+1], "the text of a git alias", text, sc)
@@ -194,13 +199,26 @@ func (a *analyzer) git(args []string, exact []bool, text string, sc *scope, dept
 				}
 			}
 			i++
-		case "-C", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env":
+		case "-C":
+			if i+1 < len(args) && exact[i+1] {
+				dirs = sc.clone()
+				for k, d := range dirs.dirs {
+					if d != "" {
+						dirs.dirs[k] = resolve(args[i+1], d)
+					}
+				}
+			}
+			i++
+		case "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env":
 			i++
 		}
 		i++
 	}
 	if i+2 < len(args) && args[i] == "bisect" && args[i+1] == "run" {
 		return step{args: args[i+2:], exact: exact[i+2:]}, true
+	}
+	if i < len(args) && exact[i] {
+		a.followHooks(args[i], args[i+1:], hooksPath, text, dirs, depth)
 	}
 	return step{}, false
 }
