@@ -36,10 +36,24 @@ func execRun(ctx context.Context, name string, args ...string) ([]byte, []byte, 
 	var out, errb bytes.Buffer
 	cmd := exec.CommandContext(ctx, name, args...)
 	// A user's own SLURM_TIME_FORMAT would change every time field.
-	cmd.Env = append(os.Environ(), "SLURM_TIME_FORMAT=standard")
+	cmd.Env = append(clientEnv(os.Environ()), "SLURM_TIME_FORMAT=standard")
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
 	return out.Bytes(), errb.Bytes(), err
+}
+
+// clientEnv is env without the variables sbatch reads as options
+// (SBATCH_TIMELIMIT, SBATCH_GRES, SBATCH_PARTITION, …): they override the
+// script's #SBATCH lines, so one set in the launching shell would give a
+// job more time or devices than the plan a human confirmed.
+func clientEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "SBATCH_") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // Submit runs sbatch with args (the last one the script) and returns the
