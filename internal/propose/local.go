@@ -70,13 +70,34 @@ func (p *proposer) localCandidates() ([]candidate, string) {
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].rank > cands[j].rank })
 	if len(unknown) > 0 {
-		p.notes = append(p.notes, fmt.Sprintf("no value is recorded for %s in %s or the baseline, so local steps leave %s alone; record the baseline's settings with 'rlxp experiment add %s --param NAME=VALUE'",
-			strings.Join(unknown, ", "), id, pronoun(len(unknown)), p.c.Baseline.Experiment))
+		base := p.c.Baseline.Experiment
+		where := id + " or the baseline"
+		if id == base {
+			where = base
+		}
+		// A recorded baseline is not edited (it is approved and scored):
+		// an experiment that sets the values gives local steps a start.
+		how := fmt.Sprintf("record the baseline's settings with 'rlxp experiment add %s --param NAME=VALUE'", base)
+		if p.hasExperiment(base) {
+			how = fmt.Sprintf("%s is recorded and not edited: an experiment that sets %s (to the program's defaults, say), once scored, gives local steps a value to start from", base, pronoun(len(unknown)))
+		}
+		p.notes = append(p.notes, fmt.Sprintf("no value is recorded for %s in %s, so local steps leave %s alone; %s",
+			strings.Join(unknown, ", "), where, pronoun(len(unknown)), how))
 	}
 	if len(unknown) == len(p.dims) {
 		return nil, fmt.Sprintf("no one-factor step around %s is possible: neither it nor the baseline records a value for any parameter", id)
 	}
 	return cands, fmt.Sprintf("scope exhausted: every one-factor step around %s was tried", id)
+}
+
+// hasExperiment says whether experiments.yaml records id.
+func (p *proposer) hasExperiment(id string) bool {
+	for _, e := range p.in.Experiments.Experiments {
+		if e.ID == id {
+			return true
+		}
+	}
+	return false
 }
 
 func pronoun(n int) string {
