@@ -26,6 +26,11 @@ type Outcome struct {
 	Check  bool    `json:"check"`
 	Action string  `json:"action"`
 	Report *Report `json:"report"`
+	// Wrote are the files written (report.md and the charts that changed).
+	Wrote []string `json:"wrote,omitempty"`
+	// plots says the charts were asked for, so the command to bring
+	// them up to date asks for them too.
+	plots bool
 }
 
 // Charts draws the learning-curve charts: their links and, by file name,
@@ -65,25 +70,27 @@ func Update(ctx context.Context, r *state.Repo, check bool, charts Charts, warn 
 		}
 	}
 	out := doc.Render(rep.Markdown)
-	res := Outcome{Schema: Schema, File: name, Check: check, Action: UpToDate, Report: rep}
+	res := Outcome{Schema: Schema, File: name, Check: check, Action: UpToDate, Report: rep, plots: charts != nil}
 	plotsDir := filepath.Join(filepath.Dir(r.Path(state.Report)), "plots")
-	stale := false
+	var stale []Plot
 	for _, p := range rep.Plots {
 		cur, err := os.ReadFile(filepath.Join(plotsDir, filepath.Base(p.File)))
 		if err != nil || !bytes.Equal(cur, svgs[p.File]) {
-			stale = true
+			stale = append(stale, p)
 		}
 	}
-	if stale {
+	if len(stale) > 0 {
 		res.Action = OutOfDate
 		if !check {
 			if err := os.MkdirAll(plotsDir, 0o755); err != nil {
 				return Outcome{}, fmt.Errorf("creating %s: %w", r.Display(filepath.Join(state.DirName, "plots")), err)
 			}
-			for _, p := range rep.Plots {
-				if err := state.WriteFile(filepath.Join(plotsDir, filepath.Base(p.File)), svgs[p.File], 0o644); err != nil {
+			for _, p := range stale {
+				path := filepath.Join(plotsDir, filepath.Base(p.File))
+				if err := state.WriteFile(path, svgs[p.File], 0o644); err != nil {
 					return Outcome{}, err
 				}
+				res.Wrote = append(res.Wrote, r.Display(filepath.Join(state.DirName, "plots", filepath.Base(p.File))))
 			}
 			res.Action = Written
 		}
@@ -98,6 +105,7 @@ func Update(ctx context.Context, r *state.Repo, check bool, charts Charts, warn 
 			if err := state.WriteFile(r.Path(state.Report), out, perm); err != nil {
 				return Outcome{}, err
 			}
+			res.Wrote = append([]string{name}, res.Wrote...)
 			res.Action = Written
 		}
 	}
@@ -109,11 +117,20 @@ func (o Outcome) Text() string {
 	var b strings.Builder
 	switch o.Action {
 	case Written:
-		fmt.Fprintf(&b, "wrote %s\n", o.File)
+		for _, f := range o.Wrote {
+			fmt.Fprintf(&b, "wrote %s\n", f)
+		}
+		if len(o.Wrote) > 0 && o.Wrote[0] != o.File {
+			fmt.Fprintf(&b, "%s is up to date\n", o.File)
+		}
 	case UpToDate:
 		fmt.Fprintf(&b, "%s is up to date\n", o.File)
 	case OutOfDate:
-		fmt.Fprintf(&b, "%s is out of date: run 'rlxp report' to regenerate it\n", o.File)
+		cmd := "rlxp report"
+		if o.plots {
+			cmd += " --plots"
+		}
+		fmt.Fprintf(&b, "%s is out of date: run '%s' to regenerate it\n", o.File, cmd)
 	}
 	b.WriteString("next:\n")
 	for i, s := range o.Report.Next {

@@ -66,14 +66,21 @@ func TestUpdate(t *testing.T) {
 
 func TestOutcomeText(t *testing.T) {
 	rep := &Report{Next: []string{"approve the contract", "launch"}}
-	for _, tt := range []struct{ action, first string }{
-		{Written, "wrote R"},
-		{UpToDate, "R is up to date"},
-		{OutOfDate, "R is out of date: run 'rlxp report' to regenerate it"},
+	for _, tt := range []struct {
+		o     Outcome
+		first string
+	}{
+		{Outcome{Action: Written, Wrote: []string{"R"}}, "wrote R"},
+		{Outcome{Action: Written, Wrote: []string{"R", "P/a.svg"}, plots: true}, "wrote R\nwrote P/a.svg"},
+		{Outcome{Action: Written, Wrote: []string{"P/a.svg"}, plots: true}, "wrote P/a.svg\nR is up to date"},
+		{Outcome{Action: UpToDate}, "R is up to date"},
+		{Outcome{Action: OutOfDate}, "R is out of date: run 'rlxp report' to regenerate it"},
+		{Outcome{Action: OutOfDate, plots: true}, "R is out of date: run 'rlxp report --plots' to regenerate it"},
 	} {
 		want := tt.first + "\nnext:\n  1. approve the contract\n  2. launch\n"
-		if d := cmp.Diff(want, Outcome{File: "R", Action: tt.action, Report: rep}.Text()); d != "" {
-			t.Errorf("%s (-want +got):\n%s", tt.action, d)
+		tt.o.File, tt.o.Report = "R", rep
+		if d := cmp.Diff(want, tt.o.Text()); d != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.first, d)
 		}
 	}
 }
