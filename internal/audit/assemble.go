@@ -23,6 +23,7 @@ type assembler struct {
 	// a documented command needs them (callsTraining).
 	trainDefs map[string]bool
 	linked    map[string]bool // READMEs the root README links to
+	projects  []string        // where modules are found: the root, src/, projects of their own
 }
 
 func assemble(root string, lst *listing, files []*facts, profiles []Profile, sc *scanner) *Report {

@@ -113,10 +113,20 @@ func (a *assembler) resolve(word, from string) string {
 	return found
 }
 
-// moduleFile finds the file of a module in the repository.
+// moduleFile finds the file of a module in the repository: from the
+// root, or from a project of the repository's own that is installed from
+// its folder (humanoid-bench's tdmpc2/, holding the package tdmpc2).
 func (a *assembler) moduleFile(mod string) string {
 	rel := strings.ReplaceAll(mod, ".", "/")
-	for _, prefix := range []string{"", "src/"} {
+	if a.projects == nil {
+		a.projects = []string{"", "src/"}
+		for _, p := range a.paths {
+			if b := path.Base(p); (b == "setup.py" || b == "pyproject.toml") && strings.Contains(p, "/") {
+				a.projects = append(a.projects, path.Dir(p)+"/", path.Dir(p)+"/src/")
+			}
+		}
+	}
+	for _, prefix := range a.projects {
 		for _, c := range []string{prefix + rel + ".py", prefix + rel + "/__main__.py"} {
 			if a.lst.paths[c] {
 				return c

@@ -160,6 +160,10 @@ type walker struct {
 	// (setup.py, pyproject.toml or setup.cfg); set before any
 	// subdirectory is read.
 	rootManifest bool
+	// docRuns: the scripts and modules the root README's commands run,
+	// read with the root: a project of its own they run into is part of
+	// how the repository trains (humanoid-bench's tdmpc2/).
+	docRuns []string
 }
 
 // maxSkippedDirs bounds the skipped directories listed; the counts keep
@@ -261,6 +265,7 @@ func (w *walker) read(dir string, stack []ignoreFile, res *dirResult) ([]string,
 	}
 	if dir == "" {
 		w.rootManifest = hasManifest(entries)
+		w.docRuns = readmeRuns(abs, entries)
 	} else {
 		if reason := w.vendored(dir, entries); reason != "" {
 			res.skipDirectory(dir, reason)
@@ -355,6 +360,9 @@ func (w *walker) vendored(dir string, entries []fs.DirEntry) string {
 	if versionedName(base) {
 		return "project of its own (" + base + ")"
 	}
+	if w.documentedInto(dir, has) {
+		return ""
+	}
 	pkg := has("__init__.py")
 	for _, e := range entries {
 		n := strings.ToLower(e.Name())
@@ -369,6 +377,52 @@ func (w *walker) vendored(dir string, entries []fs.DirEntry) string {
 		}
 	}
 	return ""
+}
+
+// documentedInto reports a directory the root README's commands run a
+// script in, or a module of: its own package (a project installed from
+// its folder, tdmpc2/tdmpc2/) or itself at the top level.
+func (w *walker) documentedInto(dir string, has func(string) bool) bool {
+	for _, r := range w.docRuns {
+		mod, isMod := strings.CutPrefix(r, "-m ")
+		if !isMod {
+			if strings.HasPrefix(r, dir+"/") {
+				return true
+			}
+			continue
+		}
+		top, _, _ := strings.Cut(mod, ".")
+		if top != "" && (has(top) || dir == top) {
+			return true
+		}
+	}
+	return false
+}
+
+// readmeRuns lists what the commands of the README files among a
+// directory's entries run: script paths as written (without "./"), and
+// modules as "-m NAME".
+func readmeRuns(abs string, entries []fs.DirEntry) []string {
+	var out []string
+	for _, e := range entries {
+		if !e.Type().IsRegular() || classify(e.Name()) != kindReadme {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(abs, e.Name()))
+		if err != nil || len(data) > 1<<20 {
+			continue
+		}
+		for _, c := range commandLines(string(data), 1, "readme") {
+			script, mod, _ := pyTarget(c.argv)
+			switch {
+			case mod != "":
+				out = append(out, "-m "+mod)
+			case script != "":
+				out = append(out, strings.TrimPrefix(script, "./"))
+			}
+		}
+	}
+	return out
 }
 
 // hasManifest reports a Python project's manifest among the entries.
