@@ -328,6 +328,10 @@ func TestRefusedForms(t *testing.T) {
 		{"ruby -e 'system(\"torchrun main.py\")'", "torchrun"},
 		{"perl -e 'system(\"python3 $ENV{SCRIPT}\")'", unverifiable},
 		{"python3 -c \"import os; os.system('./train.sh')\"", launch},
+		// escapes Python resolves: a hex or octal space, a raw string
+		{"python3 -c \"import os; os.system('python3\\x20train.py')\"", launch},
+		{"python3 -c \"import os; os.system('torchrun\\040main.py')\"", "torchrun"},
+		{"python3 -c \"import subprocess; subprocess.run(['python3', 'tr\\u0061in.py'])\"", launch},
 		{"python3 -c \"__import__('train').main()\"", launch},
 		{"python3 -c \"import importlib.util as u; s = u.spec_from_file_location('t', 'train.py'); s.loader.exec_module(u.module_from_spec(s))\"", launch},
 		{"ipython -c '%run train.py --seed 1'", launch},

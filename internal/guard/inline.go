@@ -141,36 +141,49 @@ type lit struct {
 }
 
 // literals lists the string literals of program text quoted with ', "
-// or ` (and Python's triple quotes), backslash escapes resolved; Python
-// comments are skipped.
+// or `, backslash escapes resolved; Python code's as Python reads them.
 func literals(code string, python bool) []lit {
+	if python {
+		return pyLiterals(code)
+	}
 	var out []lit
 	for i := 0; i < len(code); i++ {
-		c := code[i]
-		switch {
-		case python && c == '#':
-			for i < len(code) && code[i] != '\n' {
-				i++
-			}
-		case python && strings.HasPrefix(code[i:], "sys.executable"):
-			// the interpreter itself, as the first word of an argument vector
-			out = append(out, lit{text: "python", start: i, end: i + len("sys.executable")})
-			i += len("sys.executable") - 1
-		case c == '\'' || c == '"' || c == '`':
-			q := code[i : i+1]
-			if python && strings.HasPrefix(code[i:], q+q+q) {
-				q = q + q + q
-			}
-			v, at, closed := unquote(code, i+len(q), q, false, false)
+		if c := code[i]; c == '\'' || c == '"' || c == '`' {
+			v, at, closed := unquote(code, i+1, c)
 			end := len(code)
 			if closed {
-				end = at + len(q)
+				end = at + 1
 			}
 			out = append(out, lit{text: v, start: i, end: end})
 			i = end - 1
 		}
 	}
 	return out
+}
+
+// unquote reads a quoted literal's body from j, just past its opening
+// quote q, up to the closing q: its value with backslash escapes resolved
+// and the index of the closing quote. closed is false when the text ends
+// first.
+func unquote(code string, j int, q byte) (val string, at int, closed bool) {
+	var b strings.Builder
+	for j < len(code) && code[j] != q {
+		if code[j] == '\\' && j+1 < len(code) {
+			switch code[j+1] {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			default:
+				b.WriteByte(code[j+1])
+			}
+			j += 2
+			continue
+		}
+		b.WriteByte(code[j])
+		j++
+	}
+	return b.String(), j, j < len(code)
 }
 
 // spawned lists the command lines that code starting processes may run:

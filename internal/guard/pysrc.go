@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/rlxp/rlxp/internal/pylex"
 )
 
 // python follows a Python file the command runs, read from disk: the
@@ -238,68 +240,34 @@ func identAt(code string, i int) string {
 
 // pyStringStart reports a string literal at i, with its prefix (f, r, b,
 // u and their pairs).
-func pyStringStart(code string, i int) bool {
-	for k := 0; k < 3 && i+k < len(code); k++ {
-		c := code[i+k]
-		if c == '\'' || c == '"' {
-			return true
-		}
-		if !strings.ContainsRune("fFrRbBuU", rune(c)) {
-			return false
-		}
-	}
-	return false
-}
+func pyStringStart(code string, i int) bool { return pylex.IsStringStart(code, i) }
 
 // pyString reads the string literal at i: its value (escapes resolved
 // except in raw strings; an f-string's fields are kept as written) and
-// where it ends.
+// where it ends. ok is false when it is not closed.
 func pyString(code string, i int) (string, int, bool) {
-	raw := false
-	for i < len(code) && code[i] != '\'' && code[i] != '"' {
-		raw = raw || code[i]|0x20 == 'r'
-		i++
+	t, ok := pylex.StringAt(code, i)
+	if !ok || t.Flags&pylex.Unterminated != 0 {
+		return "", t.End, false
 	}
-	if i >= len(code) {
-		return "", i, false
-	}
-	q := code[i : i+1]
-	if strings.HasPrefix(code[i:], q+q+q) {
-		q += q + q
-	}
-	v, at, ok := unquote(code, i+len(q), q, raw, len(q) == 1)
-	if !ok {
-		return "", at, false
-	}
-	return v, at + len(q), true
+	return pylex.Value(code, t), t.End, true
 }
 
-// unquote reads a quoted literal's body from j, just past its opening
-// quote q, up to the closing q: its value with backslash escapes resolved
-// (none in a raw string) and the index of the closing quote. closed is
-// false when the text ends first or, for a one-line literal, the line does.
-func unquote(code string, j int, q string, raw, oneLine bool) (val string, at int, closed bool) {
-	var b strings.Builder
-	for j < len(code) && !strings.HasPrefix(code[j:], q) {
-		if oneLine && code[j] == '\n' {
-			return "", j, false
+// pyLiterals lists the string literals of Python code with their values,
+// and sys.executable, the interpreter itself, as the word python.
+func pyLiterals(code string) []lit {
+	var out []lit
+	l := pylex.New(code)
+	var p1, p2 pylex.Token // the two tokens before
+	for t := l.Next(); t.Kind != pylex.EOF; p2, p1, t = p1, t, l.Next() {
+		switch {
+		case t.Kind == pylex.String:
+			out = append(out, lit{text: pylex.Value(code, t), start: t.Off, end: t.End})
+		case t.Is(code, pylex.Name, "executable") && p1.Is(code, pylex.Op, ".") && p2.Is(code, pylex.Name, "sys"):
+			out = append(out, lit{text: "python", start: p2.Off, end: t.End})
 		}
-		if code[j] == '\\' && j+1 < len(code) && !raw {
-			switch code[j+1] {
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
-			default:
-				b.WriteByte(code[j+1])
-			}
-			j += 2
-			continue
-		}
-		b.WriteByte(code[j])
-		j++
 	}
-	return b.String(), j, j < len(code)
+	return out
 }
 
 // A pyImport is one module a Python file imports, and the names it takes
@@ -640,63 +608,36 @@ func wordByte(c byte) bool {
 	return c == '_' || 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9'
 }
 
-// logicalLines splits Python source into lines, joining those inside
-// brackets and triple-quoted strings to the line they start on; comments
-// are left out.
+// logicalLines splits Python source into its logical lines, each from
+// the start of its first line (its indentation) to its end; comments are
+// left out.
 func logicalLines(text string) []string {
 	var out []string
 	var cur strings.Builder
-	seg, depth := 0, 0 // seg: where the text not yet copied starts
-	for i := 0; i < len(text); i++ {
-		switch c := text[i]; c {
-		case '#':
-			cur.WriteString(text[seg:i])
-			for i < len(text) && text[i] != '\n' {
-				i++
+	l := pylex.New(text)
+	l.KeepComments = true
+	start, seg := -1, 0 // where the line and the text not yet copied start
+	for t := l.Next(); t.Kind != pylex.EOF; t = l.Next() {
+		switch t.Kind {
+		case pylex.Indent, pylex.Dedent:
+		case pylex.Comment:
+			if start >= 0 {
+				cur.WriteString(text[seg:t.Off])
+				seg = t.End
 			}
-			seg = i
-			i--
-		case '\'', '"':
-			if end, ok := pySkip(text, i); ok {
-				i = end - 1
-			}
-		case '(', '[', '{':
-			depth++
-		case ')', ']', '}':
-			depth = max(depth-1, 0)
-		case '\n':
-			if depth == 0 {
-				cur.WriteString(text[seg:i])
+		case pylex.Newline:
+			if start >= 0 {
+				cur.WriteString(text[seg:t.Off])
 				out = append(out, cur.String())
 				cur.Reset()
-				seg = i + 1
+				start = -1
+			}
+		default:
+			if start < 0 {
+				start = strings.LastIndexByte(text[:t.Off], '\n') + 1
+				seg = start
 			}
 		}
 	}
-	if seg < len(text) {
-		cur.WriteString(text[seg:])
-	}
-	if cur.Len() > 0 {
-		out = append(out, cur.String())
-	}
 	return out
-}
-
-// pySkip is where the string literal whose quote is at i ends.
-func pySkip(code string, i int) (int, bool) {
-	q := code[i : i+1]
-	if strings.HasPrefix(code[i:], q+q+q) {
-		q += q + q
-	}
-	for j := i + len(q); j < len(code); j++ {
-		switch {
-		case code[j] == '\\':
-			j++
-		case code[j] == '\n' && len(q) == 1:
-			return j, false
-		case strings.HasPrefix(code[j:], q):
-			return j + len(q), true
-		}
-	}
-	return len(code), false
 }

@@ -95,8 +95,8 @@ func TestValue(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"x", "", "'", "ab'c'", "bf'x'", "uu'x'"} {
-		if tk, ok := StringAt(s, 0); ok && s != "'" {
-			t.Errorf("StringAt(%q) = %+v, want none", s, tk)
+		if tk, ok := StringAt(s, 0); ok && s != "'" || IsStringStart(s, 0) != (s == "'") {
+			t.Errorf("StringAt(%q) = %+v, %v; IsStringStart %v; want a string only in \"'\"", s, tk, ok, IsStringStart(s, 0))
 		}
 	}
 }

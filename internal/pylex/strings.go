@@ -366,17 +366,29 @@ func writeCode(b *strings.Builder, v int, bytes bool) {
 // or its opening quote, as a token on line 1 at depth 0. ok is false when
 // none starts there.
 func StringAt(src string, i int) (t Token, ok bool) {
+	if !IsStringStart(src, i) {
+		return Token{}, false
+	}
 	q := i
-	for q < len(src) && q-i < 3 && src[q] != '"' && src[q] != '\'' {
+	for src[q] != '"' && src[q] != '\'' {
 		q++
 	}
-	if q >= len(src) || src[q] != '"' && src[q] != '\'' {
-		return Token{}, false
-	}
-	f, ok := prefixFlags(src[i:q])
-	if !ok {
-		return Token{}, false
-	}
+	f, _ := prefixFlags(src[i:q])
 	body, end, _, flags := scanString(src, q, f)
 	return Token{Kind: String, Flags: flags, Quote: uint8(body - i), Line: 1, Off: i, End: end}, true
+}
+
+// IsStringStart reports a string literal's prefix or opening quote at
+// src[i], without reading the literal.
+func IsStringStart(src string, i int) bool {
+	for q := i; q < len(src) && q-i <= 2; q++ {
+		if src[q] == '"' || src[q] == '\'' {
+			_, ok := prefixFlags(src[i:q])
+			return ok
+		}
+		if !isNameStart(src[q]) {
+			return false
+		}
+	}
+	return false
 }
