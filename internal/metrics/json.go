@@ -240,6 +240,10 @@ func (rd *rowDecoder) object(prefix string, depth int, inData bool, top string) 
 		case json.Number:
 			rd.leaves = append(rd.leaves, leaf{name: name, kind: leafNumber, num: numberLexeme(v), top: tk, inData: inData})
 		case string:
+			if num, ok := nonFiniteWord(v); ok {
+				rd.leaves = append(rd.leaves, leaf{name: name, kind: leafNumber, num: num, top: tk, inData: inData})
+				break
+			}
 			rd.leaves = append(rd.leaves, leaf{name: name, kind: leafString, top: tk, inData: inData})
 		case bool:
 			rd.leaves = append(rd.leaves, leaf{name: name, kind: leafBool, top: tk, inData: inData})
@@ -474,7 +478,11 @@ func (jr *jsonReader) row() error {
 		e.Path, e.Line, e.Col = jr.path, line, col
 		return e
 	}
-	jr.p.endRow(&jr.b, 0)
+	if e := jr.p.endRow(&jr.b, 0); e != nil {
+		line, col := jr.position(jr.rowAt, true)
+		e.Path, e.Line, e.Col = jr.path, line, col
+		return e
+	}
 	if len(jr.b.vals) >= 4096 {
 		return jr.flush()
 	}
@@ -586,4 +594,29 @@ func (jr *jsonReader) position(off int64, skip bool) (line, col int) {
 		}
 	}
 	return line, col
+}
+
+// nonFiniteWord reads a string that spells a number JSON cannot hold:
+// writers that keep to strict JSON log a diverged value as "NaN" or
+// "inf" (Python's str, JavaScript's String). Skipped as text, it would
+// leave a series looking finite where its run wrote NaN. It returns the
+// number's spelling as the readers take it.
+func nonFiniteWord(s string) (string, bool) {
+	if len(s) < 3 || len(s) > len("-Infinity") {
+		return "", false
+	}
+	sign, word := "", s
+	if s[0] == '+' || s[0] == '-' {
+		sign, word = s[:1], s[1:]
+	}
+	switch {
+	case strings.EqualFold(word, "nan") && sign == "":
+		return "NaN", true
+	case strings.EqualFold(word, "inf"), strings.EqualFold(word, "infinity"):
+		if sign == "-" {
+			return "-Infinity", true
+		}
+		return "Infinity", true
+	}
+	return "", false
 }

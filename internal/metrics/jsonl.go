@@ -24,7 +24,8 @@ import (
 //     step.
 //   - The wall-time key is the first of wallKeys in the first row whose
 //     value is plausible seconds since the epoch; it is not a tag either.
-//   - Numbers (including NaN, Infinity, -Infinity) are values; strings,
+//   - Numbers (including NaN, Infinity, -Infinity, and those spelled as
+//     strings: "NaN", "inf", "-Infinity") are values; other strings,
 //     booleans, nulls and lists are skipped, and W&B media objects (those
 //     with a "_type" key) are skipped whole. Each kind gets a note.
 //
@@ -84,6 +85,11 @@ type jsonlParser struct {
 
 	scratch []byte
 	leaves  []leaf
+
+	// rowGen numbers rows; inRow[id] is the last row that gave tag id a
+	// value, so that a tag given twice in one row is found in one look.
+	rowGen uint32
+	inRow  []uint32
 }
 
 func newJSONLParser(cfg *rowConfig, tt *tagTable) *jsonlParser {
@@ -170,8 +176,14 @@ func (p *jsonlParser) number(r *tagRef, inData bool, lex []byte) bool {
 	return true
 }
 
-// endRow queues the row's points in b.
-func (p *jsonlParser) endRow(b *batch, line int) {
+// endRow queues the row's points in b. A row that gives one tag two
+// values is an error: two keys that flatten to one name ({"a": {"b": 1},
+// "a/b": 2}) or a key repeated. Which value is the tag's cannot be told,
+// and taking either would be a guess.
+func (p *jsonlParser) endRow(b *batch, line int) *Error {
+	if e := p.repeated(b); e != nil {
+		return e
+	}
 	if !p.hasStep && p.cfg.stepKey != "" {
 		p.pend[noteMissingStep].n++
 	}
@@ -184,6 +196,29 @@ func (p *jsonlParser) endRow(b *batch, line int) {
 			b.notes[k].n += n
 		}
 	}
+	return nil
+}
+
+// repeated finds a tag the current row gives a value twice.
+func (p *jsonlParser) repeated(b *batch) *Error {
+	if len(b.vals)-p.rowStart < 2 {
+		return nil
+	}
+	p.rowGen++
+	if p.rowGen == 0 { // wrapped: old marks could match again
+		clear(p.inRow)
+		p.rowGen = 1
+	}
+	for _, v := range b.vals[p.rowStart:] {
+		if int(v.id) >= len(p.inRow) {
+			p.inRow = append(p.inRow, make([]uint32, int(v.id)+1-len(p.inRow))...)
+		}
+		if p.inRow[v.id] == p.rowGen {
+			return &Error{Offset: -1, Msg: fmt.Sprintf("the tag %q has two values in one row (a repeated key, or keys that flatten to the same name): which is the tag's cannot be told", p.tt.name(v.id))}
+		}
+		p.inRow[v.id] = p.rowGen
+	}
+	return nil
 }
 
 func (p *jsonlParser) parseBlock(data []byte, off int64, b *batch) {
@@ -210,7 +245,11 @@ func (p *jsonlParser) parseBlock(data []byte, off int64, b *batch) {
 				return
 			}
 		}
-		p.endRow(b, line)
+		if e := p.endRow(b, line); e != nil {
+			e.Line = line
+			b.err, b.lines = e, line
+			return
+		}
 		off += int64(n + 1)
 	}
 	b.lines = line
@@ -335,6 +374,11 @@ func (p *jsonlParser) fastObject(l []byte, i, depth, prefix int, inData bool) (i
 			e := bytes.IndexByte(l[i+1:], '"')
 			if e < 0 || !plainBytes(l[i+1:i+1+e]) || !plainBytes(key) {
 				return 0, false
+			}
+			if e <= len("-Infinity") {
+				if _, ok := nonFiniteWord(string(l[i+1 : i+1+e])); ok {
+					return 0, false // a number spelled as text: the decoder's
+				}
 			}
 			p.note(noteString, p.leafName(prefix, key))
 			i += e + 2

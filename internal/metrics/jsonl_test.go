@@ -634,3 +634,79 @@ func BenchmarkInspectJSONLLists(b *testing.B) {
 		})
 	}
 }
+
+// TestJSONLTagTwiceInARow: a row that gives a tag two values, by a key
+// repeated or by keys that flatten to one name, is refused at its line,
+// through the byte scanner and the decoder alike, in JSONL and JSON. Two
+// rows at one step (episodes that ended together) are no such row.
+func TestJSONLTagTwiceInARow(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, text string
+		format     Format
+		want       string // "" when the file reads
+	}{
+		{"repeated", "{\"step\": 1, \"x\": 1}\n{\"step\": 2, \"x\": 1, \"x\": 2}\n", JSONL, ":2: the tag \"x\" has two values in one row"},
+		{"flattened", "{\"step\": 1, \"eval\": {\"return\": 1}, \"eval/return\": 2}\n", JSONL, ":1: the tag \"eval/return\" has two values in one row"},
+		{"decoder", "{\"step\": 1, \"x\\u0041\": [\"a\\\"\"], \"xA\": 1, \"x\": 3}\n{\"step\": 2, \"x\\u0041\": 1, \"xA\": 2}\n", JSONL, ":2: the tag \"xA\" has two values in one row"},
+		{"verl", "{\"step\": 1, \"data\": {\"x\": 1}, \"x\": 2}\n", JSONL, ":1: the tag \"x\" has two values in one row"},
+		{"json", "[{\"step\": 1, \"x\": 1},\n {\"step\": 2, \"a\": {\"b\": 1}, \"a/b\": 2}]\n", JSON, ":2:2: the tag \"a/b\" has two values in one row"},
+		{"one step, two rows", "{\"step\": 5, \"x\": 1}\n{\"step\": 5, \"x\": 2}\n", JSONL, ""},
+		{"one step, unwanted twice", "{\"step\": 5, \"x\": 1, \"y\": 1, \"y\": 2}\n", JSONL, ""},
+	} {
+		p := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+"."+string(tc.format))
+		if err := os.WriteFile(p, []byte(tc.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		only := []string{"x", "eval/return", "xA", "a/b"}
+		rec, _, err := txtRead(t, p, tc.format, only...)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.want == "" && len(rec.pts) != 2 && len(rec.pts) != 1:
+			t.Errorf("%s: points %v", tc.name, rec.pts)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), p+tc.want)):
+			t.Errorf("%s: error %v, want %s%s", tc.name, err, p, tc.want)
+		}
+	}
+}
+
+// TestJSONLNonFiniteStrings: a number JSON cannot hold, spelled as a
+// string by a strict writer, is that number in JSONL and JSON; other
+// strings stay skipped.
+func TestJSONLNonFiniteStrings(t *testing.T) {
+	dir := t.TempDir()
+	text := "{\"step\": 1, \"x\": 1, \"s\": \"a\"}\n{\"step\": 2, \"x\": \"NaN\", \"s\": \"nan1\"}\n{\"step\": 3, \"x\": \"-inf\"}\n{\"step\": 4, \"x\": \"Infinity\"}\n{\"step\": 5, \"x\": \"+INF\", \"s\": \"-nan\"}\n"
+	want := []float64{1, math.NaN(), math.Inf(-1), math.Inf(1), math.Inf(1)}
+	for _, f := range []Format{JSONL, JSON} {
+		body := text
+		if f == JSON {
+			body = "[" + strings.ReplaceAll(strings.TrimSpace(text), "\n", ",\n") + "]\n"
+		}
+		p := filepath.Join(dir, "n."+string(f))
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rec, _, err := txtRead(t, p, f)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		var got []float64
+		for _, pt := range rec.pts {
+			if pt.Tag == "s" {
+				t.Errorf("%s: text read as a value: %v", f, pt)
+			}
+			if pt.Tag == "x" {
+				got = append(got, pt.Value)
+			}
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s: x = %v, want %v", f, got, want)
+		}
+		for i := range want {
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
+				t.Errorf("%s: point %d = %v, want %v", f, i, got[i], want[i])
+			}
+		}
+	}
+}

@@ -131,6 +131,13 @@ func newTagTable(sink Sink) *tagTable {
 	return &tagTable{sink: sink, ids: make(map[string]int32)}
 }
 
+// name returns the tag whose id is id.
+func (t *tagTable) name(id int32) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.names[id]
+}
+
 // intern returns the tag's id and whether the sink wants it.
 func (t *tagTable) intern(name string) (int32, bool) {
 	t.mu.Lock()
