@@ -113,7 +113,7 @@ func TestJSONLMissingAndNumberedSteps(t *testing.T) {
 }
 
 func TestJSONLNonFiniteAndOddNumbers(t *testing.T) {
-	p := txtWrite(t, "a.jsonl", `{"step": 1, "a": NaN, "b": Infinity, "c": -Infinity, "d": 0e0, "e": 0e000000, "f": -0e000000, "g": 1e400, "h": -0.0, "i": "NaN"}
+	p := txtWrite(t, "a.jsonl", `{"step": 1, "a": NaN, "b": Infinity, "c": -Infinity, "d": 0e0, "e": 0e000000, "f": -0e000000, "g": 1e400, "h": -0.0, "i": "NaN", "j": "NaN!"}
 `)
 	rec, info, err := txtRead(t, p, JSONL)
 	if err != nil {
@@ -123,7 +123,7 @@ func TestJSONLNonFiniteAndOddNumbers(t *testing.T) {
 	for _, q := range rec.pts {
 		got[q.Tag] = q.Value
 	}
-	if !math.IsNaN(got["a"]) || !math.IsInf(got["b"], 1) || !math.IsInf(got["c"], -1) || !math.IsInf(got["g"], 1) {
+	if !math.IsNaN(got["a"]) || !math.IsInf(got["b"], 1) || !math.IsInf(got["c"], -1) || !math.IsInf(got["g"], 1) || !math.IsNaN(got["i"]) {
 		t.Fatalf("non-finite values: %v", got)
 	}
 	for _, k := range []string{"d", "e", "f", "h"} {
@@ -134,7 +134,7 @@ func TestJSONLNonFiniteAndOddNumbers(t *testing.T) {
 	if math.Signbit(got["d"]) || !math.Signbit(got["f"]) || !math.Signbit(got["h"]) {
 		t.Fatalf("signs of zeros: %v", got)
 	}
-	txtHasNote(t, info, `Skipped 1 non-numeric value (first "i"`)
+	txtHasNote(t, info, `Skipped 1 non-numeric value (first "j"`)
 }
 
 func TestJSONLSkipsWithNotes(t *testing.T) {
