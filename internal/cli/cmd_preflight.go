@@ -7,7 +7,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rlxp/rlxp/internal/check"
+	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/preflight/builtin"
+	"github.com/rlxp/rlxp/internal/probe"
+	"github.com/rlxp/rlxp/internal/state"
+	"github.com/rlxp/rlxp/internal/workspace"
 )
 
 func newPreflightCmd() *Command {
@@ -31,7 +35,9 @@ func runPreflight(ctx context.Context, env *Env, o *checkOptions, args []string)
 	}
 	in, err := loadCheck(env, o, args[0])
 	if err != nil {
-		return err
+		if in, err = baselineDraft(env, o, args[0], err); err != nil {
+			return err
+		}
 	}
 	rep, err := check.OwnPreflight(ctx, in, o.seed, 1, false)
 	if err != nil {
@@ -43,4 +49,35 @@ func runPreflight(ctx context.Context, env *Env, o *checkOptions, args []string)
 		rep.WriteLines(env.Stdout, env.Stderr)
 	}
 	return errors.Join(err, rep.Err())
+}
+
+// baselineDraft lets the preflight read the drafted adapter before the
+// baseline is recorded in experiments.yaml: the contract's baseline
+// experiment with no parameter changes, on the seed asked for (else 0).
+// Any other failure to load is returned as it was.
+func baselineDraft(env *Env, o *checkOptions, id string, loadErr error) (check.Input, error) {
+	r, c, err := openContract(env, o.root)
+	if err != nil {
+		return check.Input{}, loadErr
+	}
+	// An incomplete baseline section is not decoded; its name still is.
+	var raw struct {
+		Baseline struct{ Experiment string } `json:"baseline"`
+	}
+	if c.File.Decode(&raw) != nil || id != raw.Baseline.Experiment {
+		return check.Input{}, loadErr
+	}
+	set, err := workspace.Experiments(r)
+	if err != nil {
+		return check.Input{}, loadErr
+	}
+	if _, err := set.Get(id); err == nil {
+		return check.Input{}, loadErr
+	}
+	seed := max(o.seed, 0)
+	warnf(env, "%s is not in %s yet: this reads the baseline's command with no parameter changes, seed %d", id, r.Show(state.Experiments), seed)
+	in := check.Input{Repo: r, Contract: c, Experiments: set, Experiment: &experiment.Experiment{ID: id, Seeds: []int{seed}},
+		Seed: o.seed, RunDir: o.runDir, Timeout: o.timeout, Host: probe.System()}
+	in.Adapter, err = loadAdapter(r)
+	return in, err
 }

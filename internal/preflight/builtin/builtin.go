@@ -320,7 +320,14 @@ imports a parser that answers it (argparse, click, typer, absl, tyro; none
 built with add_help=False), and Hydra's --cfg job when Hydra is
 importable; each with no GPU (CUDA_VISIBLE_DEVICES empty), W&B disabled,
 stdin empty, no bytecode written, killed after 8 s. Rows say which source
-they used. The checks:
+they used. A command run through a project runner (uv run, poetry run,
+conda run ...) or a console script the repository's pyproject.toml or
+setup.py declares is read as the program it starts.
+
+Before the baseline is recorded in experiments.yaml, 'rlxp preflight
+baseline' (the contract's baseline.experiment) reads the adapter's train
+command with no parameter changes, on seed 0 or --seed: a drafted
+adapter is checked before anything is approved. The checks:
 
 ` + describe() + `
 'rlxp check' runs these when adapter.yaml declares no commands.preflight.
