@@ -3,6 +3,7 @@ package guard_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -348,5 +349,57 @@ func TestGitHooks(t *testing.T) {
 		{"cp scripts/pre-commit .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit", "allow"},
 		{"git push --no-verify origin HEAD && git merge feature && git log --oneline -3", "allow"},
 		{"cat .git/hooks/pre-push && echo '# notes' > .git/info/exclude", "allow"},
+	})
+}
+
+// TestProjectScripts: a runner runs the command lines its project file
+// gives a script or task (package.json, pyproject.toml, pixi.toml), and
+// crontab installs jobs that run later; the other scripts and tasks, and
+// listing the crontab, stay allowed.
+func TestProjectScripts(t *testing.T) {
+	repo := diskRepo(t)
+	files := map[string]string{
+		"package.json": `{"name": "rl", "scripts": {"fit": "python3 train.py --seed 1", "prego": "echo start", "go": "node tools/x.js", "postgo": "bash go.sh", "lint": "eslint .", "test": "jest", "sweep": "npm run fit"}}`,
+		"pyproject.toml": "[project]\nname = \"rl\"\n\n[project.scripts]\nfitx = \"train:main\"\nevalx = \"evaluate:main\"\n\n" +
+			"[tool.pdm.scripts]\nquick = \"python3 train.py --epochs 1\"\nlint = \"ruff check .\"\nall = {composite = [\"lint\", \"quick\"]}\n\n" +
+			"[tool.pdm.scripts.entry]\ncall = \"train:main\"\n\n" +
+			"[tool.hatch.envs.default.scripts]\nsmoke = [\n  \"python3 -c 'print(1)'\",\n  \"torchrun --nproc_per_node 2 main.py\",\n]\ncov = \"pytest --cov\"\n\n" +
+			"[tool.pixi.tasks]\nfit4 = \"python3 train.py\"\nfmt = { cmd = \"ruff format .\" }\nrun-all = { cmd = \"echo ok\", depends-on = [\"fit4\"] }\n\n" +
+			"[tool.poe.tasks]\nlearn = { shell = \"python3 train.py && echo done\" }\ndocs = \"mkdocs build\"\n",
+		"tools/x.js": "console.log(1)\n",
+		"jobs.cron":  "# nightly\nSHELL=/bin/bash\n0 3 * * * cd " + "REPO" + " && python3 train.py --seed 7 >> log 2>&1\n",
+		"ok.cron":    "@daily " + "REPO" + "/tools/backup.sh\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(repo, name), []byte(strings.ReplaceAll(body, "REPO", repo)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const launch = "starts training directly"
+	checkForms(t, repo, []struct{ cmd, want string }{
+		{"npm run fit", "runs the script fit (package.json)"},
+		{"npm run go", launch},
+		{"yarn fit --seed 2", launch},
+		{"pnpm run sweep", launch},
+		{"bun run fit", launch},
+		{"uv run fitx", launch},
+		{"poetry run fitx --steps 10", launch},
+		{"pdm run quick", launch},
+		{"pdm run all", launch},
+		{"pdm run entry", launch},
+		{"hatch run smoke", "torchrun"},
+		{"hatch run default:smoke", "torchrun"},
+		{"pixi run fit4", launch},
+		{"pixi run run-all", launch},
+		{"poe learn", launch},
+		{"crontab jobs.cron", "installs cron jobs"},
+		{"echo '*/5 * * * * cd " + repo + " && torchrun main.py' | crontab -", "torchrun"},
+		{"(crontab -l; echo '@reboot python3 " + repo + "/train.py') | crontab -", "cannot verify"},
+	})
+	checkForms(t, repo, []struct{ cmd, want string }{
+		{"npm run lint && npm test && npm install && yarn add lodash && pnpm lint", "allow"},
+		{"uv run evalx && pdm run lint && hatch run cov && pixi run fmt && poe docs", "allow"},
+		{"uv run pytest -q && poetry run python3 tools/constraints.py && pdm run python3 evaluate.py", "allow"},
+		{"crontab -l && crontab ok.cron && crontab -r", "allow"},
 	})
 }

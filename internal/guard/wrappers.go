@@ -415,6 +415,9 @@ func (a *analyzer) unwrap(name string, args []string, exact []bool, text string,
 			return shellString(i+1, "the command of flock -c")
 		}
 		return at(i), true
+	case "crontab":
+		a.crontab(args, exact, text, sc, depth)
+		return step{done: true}, true
 	case "at", "batch":
 		for i := 1; i < len(args); i++ {
 			switch args[i] {
@@ -485,6 +488,7 @@ func (a *analyzer) unwrap(name string, args []string, exact []bool, text string,
 		}
 		return at(i), true
 	}
+	a.projectTasks(name, args, exact, text, sc, depth)
 	w, ok := wrapperFor(name, args)
 	if !ok {
 		return step{}, false
