@@ -68,11 +68,8 @@ func Supervise(ctx context.Context, in io.Reader, handshake io.WriteCloser, stde
 	host, _ := os.Hostname()
 	self := os.Getpid()
 	selfTicks, _ := probe.StartTicks(probe.System(), self)
-	save := func(rec runs.Record) {
-		if err := runs.Write(job.RunsDir, rec); err != nil {
-			fmt.Fprintln(stderr, err)
-		}
-	}
+	keep := &keeper{dir: job.RunsDir, stderr: stderr, now: now, last: map[string][]byte{}}
+	save := keep.save
 	recs := make([]runs.Record, len(job.IDs))
 	for i, id := range job.IDs {
 		if recs[i], err = runs.Read(runs.Path(job.RunsDir, id)); err != nil {
@@ -81,9 +78,9 @@ func Supervise(ctx context.Context, in io.Reader, handshake io.WriteCloser, stde
 		// Every record names its supervisor from now on: a run queued
 		// behind one that died is found by the next command that looks.
 		recs[i].Host, recs[i].Supervisor, recs[i].SupervisorTicks = host, self, selfTicks
-		save(recs[i])
+		save(&recs[i])
 	}
-	sv := &supervisor{exe: exe, stderr: stderr, live: map[int]bool{}}
+	sv := &supervisor{exe: exe, stderr: stderr, live: map[int]bool{}, keep: keep}
 	stopReaping := sv.reap()
 	defer stopReaping()
 
@@ -114,7 +111,7 @@ func Supervise(ctx context.Context, in io.Reader, handshake io.WriteCloser, stde
 			for j := i; j < len(recs); j++ {
 				recs[j].EndedAt = now().UTC().Format(time.RFC3339)
 				recs[j].StoppedBy, recs[j].Note = "user", "the supervisor was stopped before this run started"
-				save(recs[j])
+				save(&recs[j])
 			}
 			break
 		}
@@ -134,18 +131,18 @@ func Supervise(ctx context.Context, in io.Reader, handshake io.WriteCloser, stde
 		if err != nil {
 			rec.EndedAt, rec.Note = rec.StartedAt, err.Error()
 			fmt.Fprintf(handshake, "failed %s: %v\n", rec.ID, err)
-			save(*rec)
+			save(rec)
 			slots <- gpus
 			continue
 		}
-		save(*rec)
+		save(rec)
 		fmt.Fprintf(handshake, "started %s %d\n", rec.ID, rec.PID)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			sv.watch(ctx, p, rec, sh, now)
 			checkEnd(ctx, rec, held, now)
-			save(*rec)
+			save(rec)
 			slots <- gpus
 		}()
 	}
@@ -210,6 +207,7 @@ type supervisor struct {
 	stderr io.Writer
 	mu     sync.Mutex
 	live   map[int]bool // shepherd pids
+	keep   *keeper
 }
 
 // reap collects every child that exits — shepherds and the orphans of a
@@ -326,9 +324,15 @@ func (sv *supervisor) watch(ctx context.Context, p *Plan, rec *runs.Record, sh *
 	allowance := time.NewTimer(p.WallClock.Value())
 	defer allowance.Stop()
 	stopped := ctx.Done()
+	recheck := time.NewTicker(keepEvery)
+	defer recheck.Stop()
 	var o *outcome
 	for o == nil {
 		select {
+		case <-recheck.C:
+			if sv.keep.rewritten(rec) {
+				sv.keep.save(rec)
+			}
 		case line, ok := <-sh.lines:
 			if !ok {
 				o = sv.shepherdKilled(sh.pid)

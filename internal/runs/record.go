@@ -68,6 +68,9 @@ type Record struct {
 	Note            string `json:"note,omitempty"`
 	// Held is the run held to the approval its launch confirmed.
 	Held *Held `json:"held,omitempty"`
+	// Rewritten is when the supervisor found this record rewritten by
+	// another process while it supervised the run (and restored it).
+	Rewritten string `json:"rewritten,omitempty"`
 }
 
 // Held is what the local supervisor found when it recomputed the run's
@@ -144,17 +147,26 @@ func jsonPosition(data []byte, err error) string {
 	return fmt.Sprintf(":%d:%d", line, max(len(before)-bytes.LastIndexByte(before, '\n')-1, 1))
 }
 
-// Write writes r atomically to its place under runsDir.
-func Write(runsDir string, r Record) error {
+// Encode is r as Write writes it.
+func Encode(r Record) ([]byte, error) {
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
-		return fmt.Errorf("encode run %s: %w", r.ID, err)
+		return nil, fmt.Errorf("encode run %s: %w", r.ID, err)
+	}
+	return append(data, '\n'), nil
+}
+
+// Write writes r atomically to its place under runsDir.
+func Write(runsDir string, r Record) error {
+	data, err := Encode(r)
+	if err != nil {
+		return err
 	}
 	path := Path(runsDir, r.ID)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
 	}
-	return state.WriteFile(path, append(data, '\n'), 0o644)
+	return state.WriteFile(path, data, 0o644)
 }
 
 // List returns every record under runsDir, ordered by directory name.

@@ -12,9 +12,13 @@ import (
 // may have used what no human approved, and makes the score invalid,
 // naming what changed. A launched run whose pin was not recomputed at its
 // end (a Slurm run, a record of an older rlxp) is a note: an edit while it
-// ran would not have been seen.
+// ran would not have been seen. A record its supervisor found rewritten
+// by another process is not evidence of how the run ended.
 func held(seeds []SeedRun) (problems, notes []string) {
 	for _, sr := range seeds {
+		if sr.rewritten != "" {
+			problems = append(problems, fmt.Sprintf("seed %d: run %s's record was rewritten by another process while it ran (found at %s): what it says of the run is not evidence", sr.Seed, sr.Run, sr.rewritten))
+		}
 		h := sr.held
 		switch {
 		case sr.Run == "" || sr.backend == "":

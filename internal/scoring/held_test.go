@@ -21,11 +21,13 @@ func TestHeld(t *testing.T) {
 		{Seed: 4, Run: "r4", backend: runs.Local, held: &runs.Held{Start: "t0"}},
 		{Seed: 5, Run: "", Ended: NotLaunched},
 		{Seed: 6, Run: "r6"}, // a record written by hand
+		{Seed: 7, Run: "r7", backend: runs.Local, held: &runs.Held{Start: "t0", End: "t1"}, rewritten: "t2"},
 	}
 	problems, notes := held(seeds)
 	if diff := cmp.Diff([]string{
 		"seed 1: run r1 ran what no human approved: lib.sh: edited since approval when it ended",
 		"seed 2: run r2 ran what no human approved: lib.sh: edited since approval before it started",
+		"seed 7: run r7's record was rewritten by another process while it ran (found at t2): what it says of the run is not evidence",
 	}, problems); diff != "" {
 		t.Errorf("problems (-want +got):\n%s", diff)
 	}

@@ -91,6 +91,9 @@ type SeedRun struct {
 	other   *runs.Record // a run of another experiment or seed that owns RunDir
 	held    *runs.Held   // the run held to its approval
 	backend string       // the run's backend; "" for a record written by hand
+	// rewritten is when its supervisor found the record rewritten by
+	// another process (runs.Record.Rewritten).
+	rewritten string
 }
 
 // NotLaunched is SeedRun.Ended for a run no rlxp launch recorded.
@@ -348,7 +351,7 @@ func seedRuns(ctx context.Context, s Spec, seeds []int) ([]SeedRun, error) {
 		} else {
 			l := diagnose.Check(ctx, h, nil, rec)
 			sr.Run, sr.Plan, sr.Ended, sr.Detail, sr.started = rec.ID, rec.Plan, string(l.State), l.Detail, rec.StartedAt
-			sr.held, sr.backend = rec.Held, rec.Backend
+			sr.held, sr.backend, sr.rewritten = rec.Held, rec.Backend, rec.Rewritten
 		}
 		out = append(out, sr)
 	}
