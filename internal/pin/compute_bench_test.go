@@ -15,7 +15,7 @@ import (
 // files, with an ignored data directory of 2,000 files and an ignored
 // virtual environment of 3,000 Python files: what the gate recomputes at
 // every check.
-func BenchmarkCompute(b *testing.B) { benchCompute(b, "print(1)\n") }
+func BenchmarkCompute(b *testing.B) { benchCompute(b, "print(1)\n", 0) }
 
 // BenchmarkComputePython is BenchmarkCompute with a trainer that imports
 // every one of the 600 modules, each reading a config: the cost of the
@@ -25,10 +25,18 @@ func BenchmarkComputePython(b *testing.B) {
 	for i := 0; i < 600; i++ {
 		fmt.Fprintf(&train, "from pkg.m%d import mod%d\n", i%30, i)
 	}
-	benchCompute(b, train.String())
+	benchCompute(b, train.String(), 0)
 }
 
-func benchCompute(b *testing.B, train string) {
+// BenchmarkComputeVenv is BenchmarkCompute with a virtual environment the
+// size of one holding torch and its dependencies: 50,000 files in 250
+// installed distributions under site-packages, each stamped at every
+// check.
+func BenchmarkComputeVenv(b *testing.B) { benchCompute(b, "print(1)\n", 50000) }
+
+// benchCompute pins an experiment whose trainer is train, with sitePkgs
+// files in the virtual environment's site-packages.
+func benchCompute(b *testing.B, train string, sitePkgs int) {
 	files := map[string]string{
 		".gitignore":               "data/\n.venv/\nprivate/\nruns/\n",
 		"configs/base.yaml":        "defaults:\n  - model: small\nbase: private/base.json\n",
@@ -47,6 +55,11 @@ func benchCompute(b *testing.B, train string) {
 	}
 	for i := 0; i < 3000; i++ {
 		files[fmt.Sprintf(".venv/lib/site-packages/p%d/m%d.py", i%100, i)] = "y"
+	}
+	for i := 0; i < sitePkgs; i++ {
+		pkg := i % 250
+		files[fmt.Sprintf(".venv/lib/python3.12/site-packages/p%d/sub%d/m%d.py", pkg, i/250%10, i)] = "z"
+		files[fmt.Sprintf(".venv/lib/python3.12/site-packages/p%d-1.0.dist-info/RECORD", pkg)] = "r"
 	}
 	root := writeTree(b, files)
 	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "-m", "repo"}} {

@@ -3,14 +3,9 @@ package pin
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"os"
-	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
-
-	"github.com/rlxp/rlxp/internal/adapter"
 )
 
 // interpreterVars are the environment variables that change what Python
@@ -59,72 +54,4 @@ func (m *Material) pinEnv(cmds []string, lookup func(string) (string, bool)) {
 		h := sha256.Sum256([]byte(v))
 		m.Env[n] = "sha256:" + hex.EncodeToString(h[:])
 	}
-}
-
-// pinInstalled pins the identity of the Python environments the run may
-// use: a virtual environment (a directory holding pyvenv.cfg) at the
-// root's top level, and the one the adapter's interpreter lies in. For
-// each site-packages directory it pins the installed distributions by
-// name and version (their .dist-info and .egg-info entries) and, by
-// content, the files Python runs at start-up from there (*.pth,
-// sitecustomize.py, usercustomize.py) and *.egg-link files. An edit
-// inside an installed package's own files is not seen.
-func (m *Material) pinInstalled(root string, ad *adapter.Adapter) {
-	m.Installed = map[string]string{}
-	var envs []string
-	if entries, err := os.ReadDir(root); err == nil {
-		for _, e := range entries {
-			if d := filepath.Join(root, e.Name()); e.IsDir() && isVenv(d) {
-				envs = append(envs, d)
-			}
-		}
-	}
-	if py := ad.Runtime.Python; strings.Contains(py, "/") {
-		if !filepath.IsAbs(py) {
-			py = filepath.Join(root, py)
-		}
-		if d := filepath.Dir(filepath.Dir(py)); isVenv(d) {
-			envs = append(envs, d)
-		}
-	}
-	sort.Strings(envs)
-	for i, env := range envs {
-		if i > 0 && env == envs[i-1] {
-			continue
-		}
-		sites, _ := filepath.Glob(filepath.Join(env, "lib*", "python*", "site-packages"))
-		for _, sp := range sites {
-			entries, err := os.ReadDir(sp)
-			if err != nil {
-				continue
-			}
-			for _, e := range entries {
-				n := e.Name()
-				key := showPath(root, filepath.Join(sp, n))
-				switch {
-				case strings.HasSuffix(n, ".dist-info") || strings.HasSuffix(n, ".egg-info"):
-					m.Installed[key] = "installed"
-				case strings.HasSuffix(n, ".pth") || strings.HasSuffix(n, ".egg-link") || n == "sitecustomize.py" || n == "usercustomize.py":
-					sum, err := fileSum(filepath.Join(sp, n))
-					if err != nil {
-						sum = "unreadable"
-					}
-					m.Installed[key] = sum
-				}
-			}
-		}
-	}
-}
-
-func isVenv(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, "pyvenv.cfg"))
-	return err == nil
-}
-
-// showPath is p relative to root when inside it, else absolute.
-func showPath(root, p string) string {
-	if rel, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(rel, "..") {
-		return filepath.ToSlash(rel)
-	}
-	return p
 }

@@ -41,7 +41,8 @@ const RunDir = "runs/{experiment}/seed{seed}"
 // pinned in Reads only the files the code did not cover (ignored, outside
 // the code's scope, or no git), so that where a file was pinned moved with
 // its git state.
-const Version = 3
+// Format 4 adds Stamps.
+const Version = 4
 
 // Material is what an approval pins.
 type Material struct {
@@ -70,6 +71,11 @@ type Material struct {
 	// compared.
 	Env       map[string]string `json:"env,omitempty"`
 	Installed map[string]string `json:"installed,omitempty"`
+	// Stamps (format 4) maps each top-level entry of the Python
+	// environments' site-packages and of the user site, and each
+	// directory they import from outside the repository, to a digest of
+	// the stat of its files (pinInstalled).
+	Stamps map[string]string `json:"stamps,omitempty"`
 
 	// hidden are the Reads the code does not cover (ignored, outside the
 	// code's scope, or no git): what git does not show.
@@ -116,7 +122,9 @@ func Compute(ctx context.Context, root string, ad *adapter.Adapter, adapterFile 
 	}
 	// The run inherits the launching process's environment (launch).
 	m.pinEnv(cmds, os.LookupEnv)
-	m.pinInstalled(root, ad)
+	if err := m.pinInstalled(root, g.top, ad, os.LookupEnv); err != nil {
+		return Material{}, err
+	}
 	return m, nil
 }
 
@@ -443,6 +451,9 @@ func Changes(approved, now Material) []string {
 			}
 		}
 	}
+	if approved.Version >= 4 {
+		out = append(out, stampChanges(approved, now)...)
+	}
 	for _, k := range keys(approved.Reads, now.Reads) {
 		a, inA := approved.Reads[k]
 		b, inB := now.Reads[k]
@@ -456,6 +467,30 @@ func Changes(approved, now Material) []string {
 			out = append(out, k+": added since approval (the run reads it)")
 		case !inB || b == "":
 			out = append(out, k+": deleted since approval")
+		default:
+			out = append(out, k+": edited since approval")
+		}
+	}
+	return out
+}
+
+// stampChanges names the entries of the Python environments whose
+// stamps differ, except those Installed names already.
+func stampChanges(approved, now Material) []string {
+	var out []string
+	for _, k := range keys(approved.Stamps, now.Stamps) {
+		a, inA := approved.Stamps[k]
+		b, inB := now.Stamps[k]
+		ia, inIA := approved.Installed[k]
+		ib, inIB := now.Installed[k]
+		switch {
+		case a == b && inA == inB:
+		case ia != ib || inIA != inIB:
+			// Named once, as installed.
+		case !inA:
+			out = append(out, k+": installed since approval")
+		case !inB:
+			out = append(out, k+": removed since approval")
 		default:
 			out = append(out, k+": edited since approval")
 		}
