@@ -1,6 +1,7 @@
 package pin
 
 import (
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -92,12 +93,29 @@ func (a pyPath) dir() pyPath {
 	return pyPath{ok: true, whole: true, s: path.Dir(a.s)}
 }
 
+// pyListers are the calls that list a directory or match a pattern: what
+// they return are files the code goes on to read (a plugin directory, a
+// glob of configs).
+var pyListers = map[string]bool{
+	"glob": true, "iglob": true, "rglob": true, "listdir": true, "scandir": true, "iterdir": true, "walk": true,
+}
+
+// A pyListing is a directory listing or glob the code makes: the
+// pattern (a path whose last parts may hold *, ? and [...]), and whether
+// it matches at any depth (rglob, os.walk, **).
+type pyListing struct {
+	pattern   pyPath
+	recursive bool
+}
+
 // pyFile is the search in one Python file.
 type pyFile struct {
 	abs  string // the file
 	src  string
 	toks []pylex.Token
 	vars map[string]pyPath // NAME = path, as assigned
+	// lists are the listings the expressions read so far make.
+	lists []pyListing
 	// work is what is left of the tokens one expression may take, so
 	// that nested calls cannot make the search quadratic or deep.
 	work int
@@ -148,9 +166,25 @@ func (s *readSearch) python(abs string, data []byte) {
 			continue
 		}
 		switch {
-		case name == "import_module":
-			if args, _ := f.parseArgs(i + 2); len(args) > 0 && args[0].whole {
+		case name == "import_module" || name == "__import__":
+			args, _ := f.parseArgs(i + 2)
+			switch {
+			case len(args) == 0:
+			case args[0].whole:
 				s.module(abs, pyImport{name: args[0].s})
+			case args[0].ok && strings.Contains(args[0].s, "."):
+				// A module named at run time in a literal package
+				// ("envs." + name): every module of the package.
+				pkg := strings.ReplaceAll(args[0].s[:strings.LastIndexByte(args[0].s, '.')], ".", "/")
+				for _, pat := range []string{"/*.py", "/*/__init__.py"} {
+					s.pyList(abs, pyListing{pattern: pyPath{ok: true, whole: true, s: pkg + pat}}, true)
+				}
+			}
+		case pyListers[name] && !writes(int(t.Line)):
+			f.lists = f.lists[:0]
+			f.parse(f.chainStart(i))
+			for _, l := range f.lists {
+				s.pyList(abs, l, false)
 			}
 		case name == "add_argument":
 			if _, kw := f.parseArgs(i + 2); kw["default"].whole {
@@ -231,6 +265,73 @@ func (s *readSearch) pyRead(abs string, v pyPath) {
 			}
 		}
 		if len(names) > pyDirLimit {
+			continue
+		}
+		sort.Strings(names)
+		s.add(s.resolve(d, names...)...)
+	}
+}
+
+// pyList adds the files a listing of the code can yield: the configs
+// (and, for a plugin directory, the Python modules) its pattern matches,
+// taken relative to the root and to the code's directory, unless there
+// are more than pyDirLimit (a data set). A pattern known only up to a
+// directory is read as pyRead reads a path (configs in it). modules
+// says that the pattern names modules alone.
+func (s *readSearch) pyList(abs string, l pyListing, modules bool) {
+	p := l.pattern
+	if !p.ok || p.s == "" {
+		return
+	}
+	if !p.whole {
+		s.pyRead(abs, p)
+		return
+	}
+	// The directory before the first part with a wildcard, and the
+	// pattern the files' names match.
+	parts := strings.Split(path.Clean(p.s), "/")
+	k := 0
+	for k < len(parts) && !strings.ContainsAny(parts[k], "*?[") {
+		k++
+	}
+	if k == len(parts) {
+		return // no wildcard: a path, not a listing
+	}
+	dir, rest := strings.Join(parts[:k], "/"), parts[k:]
+	recursive := l.recursive || len(rest) > 1
+	name := rest[len(rest)-1]
+	if dir == "" && !path.IsAbs(p.s) {
+		dir = "."
+	}
+	for _, base := range []string{s.root, filepath.Dir(abs)} {
+		d := dir
+		if !path.IsAbs(d) {
+			d = filepath.Join(base, d)
+		}
+		var names []string
+		seen := 0
+		_ = filepath.WalkDir(d, func(q string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if seen++; seen > 16*pyDirLimit || len(names) > pyDirLimit {
+				return filepath.SkipAll
+			}
+			if e.IsDir() {
+				if q != d && (!recursive || interpreterDir(e.Name())) {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if ok, _ := filepath.Match(name, e.Name()); ok && (configExt(e.Name()) || filepath.Ext(e.Name()) == ".py" || modules) {
+				if modules && filepath.Ext(e.Name()) != ".py" {
+					return nil
+				}
+				names = append(names, q)
+			}
+			return nil
+		})
+		if len(names) > pyDirLimit || seen > 16*pyDirLimit {
 			continue
 		}
 		sort.Strings(names)
@@ -474,7 +575,8 @@ func (f *pyFile) term(i int) (pyPath, int) {
 			}
 		}
 		if f.is(i, pylex.Op, "(") {
-			args, _, j := f.args(i + 1)
+			args, kw, j := f.args(i + 1)
+			f.listing(name, pyPath{}, args, kw)
 			v, i = pyCall(name, args), j
 		} else {
 			switch name {
@@ -492,8 +594,9 @@ func (f *pyFile) term(i int) (pyPath, int) {
 		attr := f.text(i + 1)
 		i += 2
 		if f.is(i, pylex.Op, "(") {
-			args, _, j := f.args(i + 1)
+			args, kw, j := f.args(i + 1)
 			i = j
+			f.listing(attr, v, args, kw)
 			switch attr {
 			case "resolve", "absolute", "expanduser", "open", "read_text", "read_bytes":
 			case "joinpath":
@@ -515,6 +618,86 @@ func (f *pyFile) term(i int) (pyPath, int) {
 		v, i = pyPath{}, f.skip(i+1)+1
 	}
 	return v, i
+}
+
+// listing records the listing a call makes: glob.glob(pattern),
+// os.listdir(dir), os.scandir(dir), os.walk(dir), and on a path
+// (recv) .glob(pattern), .rglob(pattern), .iterdir().
+func (f *pyFile) listing(name string, recv pyPath, args []pyPath, kw map[string]pyPath) {
+	if !pyListers[name] {
+		return
+	}
+	arg := pyPath{}
+	if len(args) > 0 {
+		arg = args[0]
+	}
+	for _, k := range []string{"pathname", "pattern", "path", "top"} {
+		if !arg.ok {
+			arg = kw[k]
+		}
+	}
+	if recv.ok { // a method of a path
+		switch name {
+		case "glob", "rglob":
+			if !arg.whole {
+				arg = pyPath{ok: true, whole: true, s: "*"}
+			}
+			f.lists = append(f.lists, pyListing{pattern: recv.join(arg), recursive: name == "rglob"})
+		case "iterdir":
+			f.lists = append(f.lists, pyListing{pattern: recv.join(pyPath{ok: true, whole: true, s: "*"})})
+		}
+		return
+	}
+	switch name {
+	case "glob", "iglob":
+		f.lists = append(f.lists, pyListing{pattern: arg, recursive: arg.whole && strings.Contains(arg.s, "**")})
+	case "listdir", "scandir", "walk":
+		if arg.ok {
+			f.lists = append(f.lists, pyListing{pattern: arg.join(pyPath{ok: true, whole: true, s: "*"}), recursive: name == "walk"})
+		}
+	}
+}
+
+// pyKeywords are the words that may stand before a parenthesis without
+// calling it.
+var pyKeywords = map[string]bool{
+	"in": true, "and": true, "or": true, "not": true, "is": true, "return": true, "yield": true, "await": true,
+	"if": true, "elif": true, "else": true, "while": true, "for": true, "lambda": true, "assert": true, "del": true,
+}
+
+// chainStart is the first token of the expression whose attribute or
+// method is the name at token i: a.b(…).c at c is a.
+func (f *pyFile) chainStart(i int) int {
+	for n := 0; f.is(i-1, pylex.Op, ".") && n < pyWork; n++ {
+		k := i - 2
+		if f.is(k, pylex.Op, ")") || f.is(k, pylex.Op, "]") {
+			depth := 0
+			for ; k >= 0 && !f.end(k); k-- {
+				if f.toks[k].Kind == pylex.Op {
+					switch f.text(k) {
+					case ")", "]":
+						depth++
+					case "(", "[":
+						depth--
+					}
+				}
+				if depth == 0 {
+					break
+				}
+			}
+			if k < 0 || f.end(k) {
+				return i
+			}
+			if f.is(k-1, pylex.Name, "") && !pyKeywords[f.text(k-1)] {
+				k--
+			}
+		}
+		if !f.is(k, pylex.Name, "") && !f.is(k, pylex.Op, "(") {
+			return i
+		}
+		i = k
+	}
+	return i
 }
 
 // pyCall is the path a call of the path functions returns.

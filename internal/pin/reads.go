@@ -568,17 +568,26 @@ func ignoredPython(ctx context.Context, root string, sc codeScope) ([]string, er
 	return out, nil
 }
 
+// interpreterDir says whether a directory of that name holds the
+// interpreter's files, or what tools and runs write: copies of the code,
+// builds.
+func interpreterDir(name string) bool {
+	switch name {
+	case "site-packages", "dist-packages", "node_modules", "__pycache__", ".tox", ".nox", ".git",
+		"wandb", "mlruns", "multirun", "lightning_logs", "build", "dist", ".eggs",
+		".ipynb_checkpoints", ".mypy_cache", ".pytest_cache", ".ruff_cache":
+		return true
+	}
+	return false
+}
+
 // interpreters says whether a root-relative path lies in a virtual
 // environment (a directory holding pyvenv.cfg), an installed package tree
 // or a cache. venv remembers the directories looked at.
 func interpreters(root, p string, venv map[string]bool) bool {
 	parts := strings.Split(p, "/")
 	for i, seg := range parts[:len(parts)-1] {
-		switch seg {
-		case "site-packages", "dist-packages", "node_modules", "__pycache__", ".tox", ".nox", ".git",
-			// What tools and runs write: copies of the code, builds.
-			"wandb", "mlruns", "multirun", "lightning_logs", "build", "dist", ".eggs",
-			".ipynb_checkpoints", ".mypy_cache", ".pytest_cache", ".ruff_cache":
+		if interpreterDir(seg) {
 			return true
 		}
 		d := strings.Join(parts[:i+1], "/")

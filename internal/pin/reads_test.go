@@ -198,6 +198,36 @@ c = open("private/\x63.yaml"); d = open(f"conf/{cfg["name"]}.yaml")
 		cmd: "python3 train.py",
 		want: []string{"private/nets.json", "rl/__init__.py", "rl/agent.py", "rl/buffers.py", "rl/envs.py",
 			"rl/nets.py", "rl/plugins/extra.py", "rl/utils/__init__.py", "train.py"},
+	}, {
+		name: "Python: names computed at run time under a literal directory or package, globs and listings",
+		files: map[string]string{
+			"train.py": `import glob, os, importlib
+from pathlib import Path
+def main(args, name, x):
+    cfg = open(f"configs/{args.env}.yaml")
+    hp = os.path.join("hp", name + ".yaml")
+    extra = Path("cfg") / f"{x}.json"
+    for f in sorted(glob.glob("tasks/*.yaml")):
+        pass
+    for p in Path("plugins").glob("*.py"):
+        pass
+    envs = [e for e in os.listdir("envs") if e.endswith(".json")]
+    for q in Path("deep").rglob("*.toml"):
+        pass
+    algo = importlib.import_module(f"algos.{args.algo}")
+    for d in os.listdir(ckpt_dir):
+        pass
+    for c in glob.glob("data/*.npy"):
+        pass
+`,
+			"configs/cartpole.yaml": "a", "configs/notes.md": "not a config", "hp/a.yaml": "h", "cfg/b.json": "{}",
+			"tasks/t1.yaml": "t", "tasks/t2.json": "not matched", "plugins/p1.py": "", "plugins/readme.txt": "",
+			"envs/e.json": "{}", "deep/x/y.toml": "", "algos/ppo.py": "", "algos/sac/__init__.py": "",
+			"data/a.npy": "data, not a config",
+		},
+		cmd: "python3 train.py",
+		want: []string{"algos/ppo.py", "algos/sac/__init__.py", "cfg/b.json", "configs/cartpole.yaml", "deep/x/y.toml",
+			"envs/e.json", "hp/a.yaml", "plugins/p1.py", "tasks/t1.yaml", "train.py"},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
