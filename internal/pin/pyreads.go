@@ -1,7 +1,6 @@
 package pin
 
 import (
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -310,23 +309,18 @@ func (s *readSearch) pyList(abs string, l pyListing, modules bool) {
 		}
 		var names []string
 		seen := 0
-		_ = filepath.WalkDir(d, func(q string, e fs.DirEntry, err error) error {
-			if err != nil {
-				return nil
-			}
+		walkLinked(d, func(q string, dir bool) error {
 			if seen++; seen > 16*pyDirLimit || len(names) > pyDirLimit {
 				return filepath.SkipAll
 			}
-			if e.IsDir() {
-				if q != d && (!recursive || interpreterDir(e.Name())) {
+			base := filepath.Base(q)
+			if dir {
+				if !recursive || interpreterDir(base) {
 					return filepath.SkipDir
 				}
 				return nil
 			}
-			if ok, _ := filepath.Match(name, e.Name()); ok && (configExt(e.Name()) || filepath.Ext(e.Name()) == ".py" || modules) {
-				if modules && filepath.Ext(e.Name()) != ".py" {
-					return nil
-				}
+			if ok, _ := filepath.Match(name, base); ok && (filepath.Ext(base) == ".py" || (!modules && configExt(base))) {
 				names = append(names, q)
 			}
 			return nil

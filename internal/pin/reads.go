@@ -260,20 +260,67 @@ func (s *readSearch) walkConfigDirs() bool {
 			continue
 		}
 		s.cfgDirs[d], walked = true, true
-		_ = filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
-			if err != nil || len(s.found) > maxReads {
+		walkLinked(d, func(p string, dir bool) error {
+			if len(s.found) > maxReads {
+				return filepath.SkipAll
+			}
+			base := filepath.Base(p)
+			if dir && (base == ".git" || base == ".rlxp") {
 				return filepath.SkipDir
 			}
-			if e.IsDir() && (e.Name() == ".git" || e.Name() == ".rlxp") {
-				return filepath.SkipDir
-			}
-			if ext := filepath.Ext(p); !e.IsDir() && (ext == ".yaml" || ext == ".yml") {
+			if ext := filepath.Ext(p); !dir && (ext == ".yaml" || ext == ".yml") {
 				s.add(s.resolve(d, p)...)
 			}
 			return nil
 		})
 	}
 	return walked
+}
+
+// walkLinked walks the tree at root as filepath.WalkDir does, calling fn
+// with each path below it (root itself not included) and whether it is a
+// directory, but follows symbolic links to directories, naming what lies
+// there by the path through the link: a config directory linked from
+// elsewhere is read as the run reads it. fn returns filepath.SkipDir or
+// filepath.SkipAll as for WalkDir. A directory reached twice (a link
+// loop) is walked once.
+func walkLinked(root string, fn func(p string, dir bool) error) {
+	seen := map[string]bool{}
+	var walk func(logical string) error
+	walk = func(logical string) error {
+		real, err := filepath.EvalSymlinks(logical)
+		if err != nil || seen[real] {
+			return nil
+		}
+		seen[real] = true
+		entries, err := os.ReadDir(logical)
+		if err != nil {
+			return nil
+		}
+		for _, e := range entries {
+			p := filepath.Join(logical, e.Name())
+			dir := e.IsDir()
+			if e.Type()&fs.ModeSymlink != 0 {
+				st, err := os.Stat(p)
+				dir = err == nil && st.IsDir()
+			}
+			switch err := fn(p, dir); {
+			case err == filepath.SkipAll:
+				return err
+			case err == filepath.SkipDir:
+				continue
+			case err != nil:
+				return err
+			}
+			if dir {
+				if err := walk(p); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	_ = walk(root)
 }
 
 // loadsEnv adds what code that loads an env file reads: the .env
@@ -479,13 +526,24 @@ func readSum(abs string) (string, error) {
 }
 
 // ignored filters paths (root-relative) to those git ignores.
+// A path beyond a symbolic link (a linked directory's file) is one git
+// does not see, as if ignored: git tracks the link, not what it leads to.
 func ignored(ctx context.Context, root string, paths []string) (map[string]bool, error) {
 	out := map[string]bool{}
-	if len(paths) == 0 {
+	links := map[string]bool{}
+	var seen []string
+	for _, p := range paths {
+		if beyondLink(root, p, links) {
+			out[p] = true
+		} else {
+			seen = append(seen, p)
+		}
+	}
+	if len(seen) == 0 {
 		return out, nil
 	}
 	cmd := gitCommand(ctx, root, "check-ignore", "-z", "--stdin")
-	cmd.Stdin = strings.NewReader(strings.Join(paths, "\x00") + "\x00")
+	cmd.Stdin = strings.NewReader(strings.Join(seen, "\x00") + "\x00")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	res, err := cmd.Output()
@@ -502,6 +560,28 @@ func ignored(ctx context.Context, root string, paths []string) (map[string]bool,
 		}
 	}
 	return out, nil
+}
+
+// beyondLink says whether a root-relative path passes through a symbolic
+// link to a directory. links remembers the directories looked at.
+func beyondLink(root, rel string, links map[string]bool) bool {
+	parts := strings.Split(rel, "/")
+	for i := range parts[:len(parts)-1] {
+		d := strings.Join(parts[:i+1], "/")
+		if d == ".." || strings.HasSuffix(d, "/..") {
+			continue
+		}
+		is, ok := links[d]
+		if !ok {
+			st, err := os.Lstat(filepath.Join(root, d))
+			is = err == nil && st.Mode()&fs.ModeSymlink != 0
+			links[d] = is
+		}
+		if is {
+			return true
+		}
+	}
+	return false
 }
 
 // gitLoaders lists the files (root-relative) in scope that may load an env
