@@ -11,8 +11,11 @@ import (
 // interpreterVars are the environment variables that change what Python
 // runs before a line of the repository's code does: where it imports
 // from (a sitecustomize.py on PYTHONPATH), its standard library, the
-// user site, a startup file, a library preloaded into every process.
-var interpreterVars = []string{"PYTHONPATH", "PYTHONHOME", "PYTHONUSERBASE", "PYTHONNOUSERSITE", "PYTHONSAFEPATH", "PYTHONSTARTUP", "LD_PRELOAD"}
+// user site, a startup file, where its byte code is cached (a prefix
+// holding byte code planted for the repository's modules), whether
+// asserts run, a library preloaded into every process.
+var interpreterVars = []string{"PYTHONPATH", "PYTHONHOME", "PYTHONUSERBASE", "PYTHONNOUSERSITE", "PYTHONSAFEPATH", "PYTHONSTARTUP",
+	"PYTHONPYCACHEPREFIX", "PYTHONPLATLIBDIR", "PYTHONOPTIMIZE", "LD_PRELOAD"}
 
 // launchVars are set by the launch itself, or change with every shell:
 // not the approver's to pin.
