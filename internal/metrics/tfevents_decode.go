@@ -29,7 +29,17 @@ type tfTag struct {
 	// come only with a tag's first value); only the delivering goroutine
 	// touches it.
 	plugin string
+	// forms says how the tag's delivered values came: as simple_values,
+	// as scalar tensors, or both (tfFormSimple, tfFormTensor); only the
+	// delivering goroutine touches it.
+	forms uint8
 }
+
+// How a tag's values are written.
+const (
+	tfFormSimple = 1 << iota
+	tfFormTensor
+)
 
 const (
 	tfWantUnknown = iota
@@ -58,7 +68,7 @@ func (r *tfRegistry) get(name []byte) *tfTag {
 // read that starts over.
 func (r *tfRegistry) forgetPlugins() {
 	for _, t := range r.tags {
-		t.plugin = ""
+		t.plugin, t.forms = "", 0
 	}
 }
 
@@ -199,6 +209,9 @@ func (dv *tfDelivery) deliver(b *tfBatch) error {
 				continue
 			}
 			dv.dropped += s.orphans
+			if err := dv.form(s.t, tfFormSimple, -1); s.n > 0 && err != nil {
+				return err
+			}
 			if s.n > 0 {
 				sm.merge(s.t.name, s.n, s.first, s.last, s.value, s.nonFinite)
 				dv.points += s.n
@@ -242,12 +255,32 @@ func (dv *tfDelivery) deliver(b *tfBatch) error {
 			dv.dropped++
 			continue
 		}
+		form, off := uint8(tfFormSimple), int64(-1)
+		if kind == tfeTensor {
+			form, off = tfFormTensor, extra.off
+		}
+		if err := dv.form(t, form, off); err != nil {
+			return err
+		}
 		if err := dv.sink.Point(t.name, Point{Step: e.step, WallTime: e.wall, Value: e.value}); err != nil {
 			return err
 		}
 		dv.points++
 	}
 	return b.err
+}
+
+// form notes that a value of t came in form, from the record at off (-1
+// when not known). A tag whose values come both as simple_values and as
+// scalar tensors (a trainer's add_scalar beside a TF2 summary, or two
+// writers in one file) holds two series under one name: which is the
+// tag's cannot be told, so the read fails.
+func (dv *tfDelivery) form(t *tfTag, form uint8, off int64) error {
+	t.forms |= form
+	if t.forms != tfFormSimple|tfFormTensor {
+		return nil
+	}
+	return &Error{Path: dv.path, Offset: off, Msg: fmt.Sprintf("the tag %q is logged both as a simple_value and as a scalar tensor: two series under one name, and which is the tag's cannot be told", t.name)}
 }
 
 // decodePass decodes the chunks on workers and delivers their points in order.
