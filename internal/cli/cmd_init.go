@@ -63,7 +63,8 @@ func runInit(env *Env, o *initOptions, args []string) error {
 	}
 	printTable(env, []string{"ACTION", "PATH"}, rows)
 	if env.StdoutTTY {
-		fmt.Fprintf(env.Stdout, "\nNext: draft %s, then check it with 'rlxp contract validate'.\n", r.Show(state.Contract))
+		fmt.Fprintf(env.Stdout, "\nNext: 'rlxp audit --write' drafts %s from the repository; draft %s, then check both with 'rlxp contract validate' and 'rlxp preflight baseline'.\n",
+			r.Show(state.Adapter), r.Show(state.Contract))
 	}
 	return nil
 }
