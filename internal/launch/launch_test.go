@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -122,6 +123,10 @@ func TestRecordsAndEnv(t *testing.T) {
 	wantEnv := []string{"RLXP_RUN_ID=b", "RLXP_EXPERIMENT=lr-0.05", "RLXP_SEED=1", "RLXP_RUN_DIR=runs/lr-0.05/seed1", "CUDA_VISIBLE_DEVICES=2,3"}
 	if d := cmp.Diff(wantEnv, env); d != "" {
 		t.Errorf("env (-want +got):\n%s", d)
+	}
+	p.GPUsPerRun = 0
+	if got := p.Env("b", 1, nil); !slices.Contains(got, "CUDA_VISIBLE_DEVICES=") {
+		t.Errorf("env of a run given no GPU: %q, want every device hidden", got)
 	}
 	p.Nodes = 3
 	if got := p.NodeCommands("head"); len(got) != 4 || got[0] != "cd /repo && NNODES=3 NODE_RANK=1 MASTER_ADDR=head python train.py --seed 0" {

@@ -123,8 +123,12 @@ func (p *Plan) Env(id string, i int, gpus []string) []string {
 		"RLXP_RUN_ID=" + id, "RLXP_EXPERIMENT=" + p.Experiment,
 		"RLXP_SEED=" + strconv.Itoa(r.Seed), "RLXP_RUN_DIR=" + r.RunDir,
 	}
-	if gpus != nil {
+	switch {
+	case gpus != nil:
 		env = append(env, "CUDA_VISIBLE_DEVICES="+strings.Join(gpus, ","))
+	case p.GPUsPerRun == 0:
+		// A run the contract gives no GPU is charged none: it sees none.
+		env = append(env, "CUDA_VISIBLE_DEVICES=")
 	}
 	if p.Nodes > 1 {
 		env = append(env, "NNODES="+strconv.Itoa(p.Nodes), "NODE_RANK=0")
