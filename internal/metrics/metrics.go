@@ -35,7 +35,7 @@ func ParseFormat(s string) (Format, error) { return format.Parse(s) }
 // ReaderVersion changes whenever a reader may deliver other points, tags
 // or counts for the same bytes: what is remembered of a read (scoring's
 // aggregate cache) is keyed on it, so a changed reader reads again.
-const ReaderVersion = "readers/2026-12-02.6"
+const ReaderVersion = "readers/2026-12-02.7"
 
 // A Point is one value of a series.
 type Point struct {

@@ -90,6 +90,10 @@ type wandbDecoder struct {
 	// which wandb writes when the run ends; exitCode is its code.
 	exited   bool
 	exitCode int32
+	// inRow is the history row (d.rows) that last gave each wanted tag a
+	// value: a row that gives one tag two values (a key and a nested_key
+	// that join to the same name) is refused.
+	inRow map[string]int64
 }
 
 func (d *wandbDecoder) errorf(format string, args ...any) *Error {
@@ -103,7 +107,7 @@ func (d *wandbDecoder) malformed(what string, n int) *Error {
 // readWandbFrom reads a .wandb log from r.
 func readWandbFrom(path string, r io.Reader, sink Sink) (Info, error) {
 	info := Info{Format: Wandb}
-	d := &wandbDecoder{path: path, sink: sink, tags: make(map[string]wbTag), skipped: make(map[string]int64)}
+	d := &wandbDecoder{path: path, sink: sink, tags: make(map[string]wbTag), skipped: make(map[string]int64), inRow: make(map[string]int64)}
 	fail := func(off int64, format string, args ...any) (Info, error) {
 		info.Points = d.points
 		return info, &Error{Path: path, Offset: off, Msg: fmt.Sprintf(format, args...)}
@@ -419,6 +423,10 @@ func (d *wandbDecoder) history(b []byte) error {
 			d.skipped[kind]++
 			continue
 		}
+		if d.inRow[t.name] == d.rows {
+			return d.errorf("the tag %q has two values in one history row (a key and a nested key that join to the same name): which is the tag's cannot be told", t.name)
+		}
+		d.inRow[t.name] = d.rows
 		if err := d.sink.Point(t.name, Point{Step: step, WallTime: wall, Value: v}); err != nil {
 			return err
 		}

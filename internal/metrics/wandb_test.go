@@ -470,3 +470,25 @@ func TestWandbUnfinished(t *testing.T) {
 		t.Error("no sample run")
 	}
 }
+
+// TestWandbTagTwiceInARow: a history row whose key and nested key join to
+// one name gives that tag two values: refused, naming the record. The
+// same tag in two rows is two points.
+func TestWandbTagTwiceInARow(t *testing.T) {
+	two := wbLog(
+		wbHistory(1, 0, wbItem("eval/return", "1"), wbItem("_step", "0")),
+		wbHistory(2, 1, wbItem("eval/return", "2"), wbNestedItem([]string{"eval", "return"}, "3"), wbItem("_step", "1")),
+	)
+	_, err := readWandb(wbFile(t, two), newBinSink())
+	if err == nil || !strings.Contains(err.Error(), `the tag "eval/return" has two values in one history row`) {
+		t.Errorf("two values in one row: %v", err)
+	}
+	rows := wbLog(
+		wbHistory(1, 0, wbItem("eval/return", "1"), wbItem("_step", "0")),
+		wbHistory(2, 1, wbNestedItem([]string{"eval", "return"}, "3"), wbItem("_step", "1")),
+	)
+	s := newBinSink()
+	if _, err := readWandb(wbFile(t, rows), s); err != nil || len(s.points["eval/return"]) != 2 {
+		t.Errorf("one value per row: %v %v", err, s.points)
+	}
+}
