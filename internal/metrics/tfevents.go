@@ -124,10 +124,12 @@ func readTFEvents(path string, sink Sink) (Info, error) {
 // when the sink can be rewound, else (and when one pass is not enough) in
 // two.
 func readTFEventsFrom(path string, r io.ReaderAt, size int64, sink Sink) (Info, error) {
-	info := Info{Format: TFEvents}
-	st := &tfReadState{path: path, r: r, size: size, win: tfWindowSize(size), chunk: tfChunkSize,
+	return newTFReadState(path, r, size).read(sink, Info{Format: TFEvents})
+}
+
+func newTFReadState(path string, r io.ReaderAt, size int64) *tfReadState {
+	return &tfReadState{path: path, r: r, size: size, win: tfWindowSize(size), chunk: tfChunkSize,
 		crc8: newTFCRC8(), tab: crc32.MakeTable(crc32.Castagnoli)}
-	return st.read(sink, info)
 }
 
 func (st *tfReadState) read(sink Sink, info Info) (Info, error) {

@@ -342,7 +342,13 @@ type tfWorker struct {
 	// when they can be.
 	summarize bool
 
-	gen       int   // chunks taken, counting from 1
+	gen int // chunks taken, counting from 1
+	// The 8 bytes after the last Event.step key events decoded, and the
+	// step and length of the varint they start with: records of one step
+	// repeat them.
+	stepBytes uint64
+	stepVal   int64
+	stepLen   int
 	off       int64 // the record being decoded
 	wall      float64
 	step      int64
@@ -354,6 +360,7 @@ type tfWorker struct {
 // tfLocalTag is a worker's view of a tag.
 type tfLocalTag struct {
 	t      *tfTag
+	words  [2]uint64   // for a name of 8 to 16 bytes, its first and last 8 (see tfTagWords)
 	next   *tfLocalTag // the tag that followed this one last time
 	plugin string      // the plugin last passed on for it in chunk gen
 	gen    int
@@ -866,6 +873,7 @@ func (wk *tfWorker) lookup(tag []byte) *tfLocalTag {
 	} else {
 		if l = wk.local[string(tag)]; l == nil {
 			l = &tfLocalTag{t: wk.reg.get(tag)}
+			l.words, _ = tfTagWords(tag)
 			wk.local[l.t.name] = l
 		}
 		if wk.last != nil {
@@ -874,6 +882,16 @@ func (wk *tfWorker) lookup(tag []byte) *tfLocalTag {
 	}
 	wk.last = l
 	return l
+}
+
+// tfTagWords returns the first and the last 8 bytes of a tag of 8 to 16
+// bytes, which together hold all of it: two such tags of one length are
+// equal when their words are. ok is false for other lengths.
+func tfTagWords(tag []byte) (w [2]uint64, ok bool) {
+	if len(tag) < 8 || len(tag) > 16 {
+		return w, false
+	}
+	return [2]uint64{binary.LittleEndian.Uint64(tag), binary.LittleEndian.Uint64(tag[len(tag)-8:])}, true
 }
 
 // value decodes one Summary.Value.

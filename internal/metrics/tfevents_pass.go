@@ -296,15 +296,21 @@ func (wk *tfWorker) events(buf []byte, base int64, lo int, ends []uint32) (int, 
 		end := lo + int(e)
 		b := buf[p+tfHeaderLen : end-tfFooterLen]
 		if wk.summarize && len(bt.extras) == 0 && len(b) >= 19 && b[0] == tfKeyEventWall && b[9] == tfKeyEventStep {
-			// The step's varint, in the 8 bytes after its key (as tfVarint).
-			x := binary.LittleEndian.Uint64(b[10:])
-			if stop := ^x & 0x8080808080808080; stop != 0 {
-				n := bits.TrailingZeros64(stop)/8 + 1
-				x &= 0x7f7f7f7f7f7f7f7f >> (64 - 8*n)
-				x = x&0x007f007f007f007f | x&0x7f007f007f007f00>>1
-				x = x&0x00003fff00003fff | x&0x3fff00003fff0000>>2
-				x = x&0x000000000fffffff | x&0x0fffffff00000000>>4
-				step := int64(x)
+			// The step's varint, in the 8 bytes after its key (as
+			// tfVarint), decoded again only when they change.
+			if x := binary.LittleEndian.Uint64(b[10:]); x != wk.stepBytes || wk.stepLen == 0 {
+				wk.stepBytes, wk.stepLen = x, 0
+				if stop := ^x & 0x8080808080808080; stop != 0 {
+					n := bits.TrailingZeros64(stop)/8 + 1
+					x &= 0x7f7f7f7f7f7f7f7f >> (64 - 8*n)
+					x = x&0x007f007f007f007f | x&0x7f007f007f007f00>>1
+					x = x&0x00003fff00003fff | x&0x3fff00003fff0000>>2
+					x = x&0x000000000fffffff | x&0x0fffffff00000000>>4
+					wk.stepVal, wk.stepLen = int64(x), n
+				}
+			}
+			if n := wk.stepLen; n > 0 {
+				step := wk.stepVal
 				q := b[10+n:]
 				if len(q) >= 6 && q[0] == tfKeyEventSummary && q[1] < 0x80 && int(q[1]) == len(q)-2 &&
 					q[2] == tfKeySummaryValue && q[3] < 0x80 && int(q[3]) == len(q)-4 {
@@ -312,7 +318,7 @@ func (wk *tfWorker) events(buf []byte, base int64, lo int, ends []uint32) (int, 
 					if k := int(v[1]); v[0] == tfKeyValueTag && v[1] < 0x80 && v[1] > 0 && k+7 == len(v) && v[2+k] == tfKeyValueSimple {
 						tag := v[2 : 2+k]
 						l := wk.last
-						if l != nil && l.next != nil && l.next.t.name == string(tag) {
+						if l != nil && l.next != nil && len(l.next.t.name) == k && tfSameTag(l.next, tag) {
 							l = l.next
 							wk.last = l
 						} else {
@@ -361,4 +367,12 @@ func (wk *tfWorker) events(buf []byte, base int64, lo int, ends []uint32) (int, 
 		p = end
 	}
 	return p, nil
+}
+
+// tfSameTag reports whether l is the tag named tag, as long as its name.
+func tfSameTag(l *tfLocalTag, tag []byte) bool {
+	if len(tag) >= 8 && len(tag) <= 16 {
+		return binary.LittleEndian.Uint64(tag) == l.words[0] && binary.LittleEndian.Uint64(tag[len(tag)-8:]) == l.words[1]
+	}
+	return l.t.name == string(tag)
 }

@@ -1069,6 +1069,26 @@ func BenchmarkReadTFEvents(b *testing.B) {
 			}
 		}
 	})
+	// As inspect does, from memory and on one worker: the decoding alone,
+	// without the system calls that copy the file.
+	b.Run("decode", func(b *testing.B) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(size)
+		b.ReportAllocs()
+		for b.Loop() {
+			s := &summarySink{index: map[string]int{}}
+			st := newTFReadState(path, bytes.NewReader(data), size)
+			if _, err := st.read(s, Info{Format: TFEvents}); err != nil {
+				b.Fatal(err)
+			}
+			if len(s.tags) == 0 {
+				b.Fatal("no tags")
+			}
+		}
+	})
 	b.Run("inspect", func(b *testing.B) {
 		b.SetBytes(size)
 		b.ReportAllocs()
