@@ -392,12 +392,17 @@ func TestProjectScripts(t *testing.T) {
 		{"pixi run fit4", launch},
 		{"pixi run run-all", launch},
 		{"poe learn", launch},
+		{"npx -y torchrun main.py", "torchrun"},
+		{"npx -c 'python3 train.py'", launch},
+		{"npm exec -- torchrun main.py", "torchrun"},
+		{"pnpm dlx accelerate launch main.py", "accelerate launch"},
 		{"crontab jobs.cron", "installs cron jobs"},
 		{"echo '*/5 * * * * cd " + repo + " && torchrun main.py' | crontab -", "torchrun"},
 		{"(crontab -l; echo '@reboot python3 " + repo + "/train.py') | crontab -", "cannot verify"},
 	})
 	checkForms(t, repo, []struct{ cmd, want string }{
 		{"npm run lint && npm test && npm install && yarn add lodash && pnpm lint", "allow"},
+		{"npx eslint . && npx -y prettier --check . && pnpm exec tsc --noEmit && bunx vitest run", "allow"},
 		{"uv run evalx && pdm run lint && hatch run cov && pixi run fmt && poe docs", "allow"},
 		{"uv run pytest -q && poetry run python3 tools/constraints.py && pdm run python3 evaluate.py", "allow"},
 		{"crontab -l && crontab ok.cron && crontab -r", "allow"},

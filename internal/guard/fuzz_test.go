@@ -176,11 +176,28 @@ func FuzzScriptOnDisk(f *testing.F) {
 	f.Add("def task_fit():\n    return {'actions': [['python3', 'train.py'], 'ruff check .']}\n")
 	f.Add("rule fit:\n    shell:\n        \"python3 train.py\"\n        \" --out {output}\"\n")
 	f.Add("import subprocess, sys\ncmd = [sys.executable, 'train.py']\nsubprocess.run(cmd)\nfrom train import (main,\n    Policy as P)\n")
+	dash, err := os.ReadFile(filepath.Join("..", "dashboard", "static", "app.js"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(string(dash))
+	f.Add("const cp = require('child_process');\ncp.execSync(`python3 ${d}/train.py`);\nspawn('torchrun', ['x.py'])\nfs.appendFileSync('.rlxp/ledger.jsonl', '')\n// x\n")
+	f.Add("open(my $fh, '>>', '.rlxp/ledger.jsonl');\nsystem \"python3 train.py\";\nmy $x = qx{torchrun a};\nexec 'a', 'b';\n")
+	f.Add("out = %x(torchrun main.py)\nFile.write('.rlxp/contract.yaml', 'x')\nsystem 'python3 train.py' # c\n")
+	f.Add("LEDGER = Path('.rlxp') / 'ledger.jsonl'\nwith LEDGER.open('a') as f:\n    f.write('')\nshutil.copy('.rlxp/ledger.jsonl', os.path.join('.rlxp', 'x'))\n")
+	f.Add(`{"scripts": {"a": "python3 train.py", "prea": "npm run a", "posta": "bash x.sh"}}`)
+	f.Add("[project.scripts]\na = \"train:main\"\n[tool.pdm.scripts]\na = {composite = [\"b\", \"python3 train.py\"]}\nb = \"a\"\n[tool.pdm.scripts.c]\ncall = \"x:y\"\n[tool.hatch.envs.default.scripts]\na = [\n  \"torchrun x.py\",\n]\n[tool.pixi.tasks]\na = { cmd = [\"python3\", \"train.py\"], depends-on = [\"a\"] }\nb = '''\nmulti\n'''\n")
+	f.Add("SHELL=/bin/bash\n# c\n*/5 * * * * cd /r && python3 train.py % in\n@reboot torchrun x.py\n1 2\n")
+	f.Add("mod a\nmod? b 'c/d'\nmod e \"x.just\"\nmod\n")
 	root := f.TempDir()
 	if err := os.MkdirAll(filepath.Join(root, ".rlxp"), 0o755); err != nil {
 		f.Fatal(err)
 	}
-	names := []string{"x.py", "x.sh", "tox.ini", "tox.toml", "noxfile.py", "tasks.py", "dodo.py", "Snakefile"}
+	if err := os.MkdirAll(filepath.Join(root, ".git", "hooks"), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	names := []string{"x.py", "x.sh", "tox.ini", "tox.toml", "noxfile.py", "tasks.py", "dodo.py", "Snakefile", "x.js", "x.pl", "x.rb",
+		"package.json", "pyproject.toml", "pixi.toml", "jobs.cron", "justfile", "a.just", ".git/hooks/post-commit"}
 	f.Fuzz(func(t *testing.T, body string) {
 		for _, n := range names {
 			if err := os.WriteFile(filepath.Join(root, n), []byte(body), 0o644); err != nil {
@@ -188,6 +205,10 @@ func FuzzScriptOnDisk(f *testing.F) {
 			}
 		}
 		g := &Guard{Load: func(string) *Policy { return NewPolicy(root, cartpole()) }}
+		if err := os.Chmod(filepath.Join(root, ".git", "hooks", "post-commit"), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		checkDecision(t, g.Decide("python3 x.py && bash x.sh && tox && tox -c tox.toml && nox && invoke a && doit && snakemake", root))
+		checkDecision(t, g.Decide("node x.js && perl x.pl && ruby x.rb && npm run a && pdm run a && hatch run a && pixi run a && uv run a && poe a && crontab jobs.cron && git commit -m x && just a b && just $X", root))
 	})
 }

@@ -415,6 +415,30 @@ func (a *analyzer) unwrap(name string, args []string, exact []bool, text string,
 			return shellString(i+1, "the command of flock -c")
 		}
 		return at(i), true
+	case "npx", "pnpx", "bunx", "npm", "pnpm", "yarn", "bun":
+		// npx CMD, npm exec -- CMD, pnpm exec|dlx CMD, yarn exec|dlx CMD,
+		// bun x CMD run a package's program; -c runs a shell string.
+		i := 1
+		if name != "npx" && name != "pnpx" && name != "bunx" {
+			if len(args) < 2 || args[1] != "exec" && args[1] != "dlx" && args[1] != "x" {
+				a.projectTasks(name, args, exact, text, sc, depth)
+				return step{}, false
+			}
+			i = 2
+		}
+		for ; i < len(args); i++ {
+			switch {
+			case args[i] == "-c" || args[i] == "--call":
+				return shellString(i+1, "the command "+name+" -c runs")
+			case args[i] == "-p" || args[i] == "--package":
+				i++
+			case args[i] == "--":
+				return at(i + 1), true
+			case !strings.HasPrefix(args[i], "-"):
+				return at(i), true
+			}
+		}
+		return step{done: true}, true
 	case "crontab":
 		a.crontab(args, exact, text, sc, depth)
 		return step{done: true}, true
