@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -193,4 +194,32 @@ func TestMLflowRunState(t *testing.T) {
 	if _, _, err := txtRead(t, filepath.Join(root, "r"), MLflow); err == nil || !strings.Contains(err.Error(), filepath.Join(root, "r", "meta.yaml")+": the run's meta.yaml does not parse: ") {
 		t.Errorf("a broken meta.yaml: %v", err)
 	}
+}
+
+// FuzzMLflowRunState reads a run's meta.yaml, seeded with the real Iris
+// run's: no input panics, an error is an *Error on one line naming the
+// meta.yaml, and a status read is one sentence.
+func FuzzMLflowRunState(f *testing.F) {
+	txtSeed(f, []string{txtIrisRun + "/meta.yaml", "mlflow/Iris_MLFlow/mlruns/853099972095872099/meta.yaml"},
+		"status: 1\n", "status: 3\nlifecycle_stage: deleted\n", "status: x\n", "status: [\n", "- 1\n", "status: 99999999999999999999\n", "")
+	f.Fuzz(func(t *testing.T, meta []byte) {
+		run := filepath.Join(t.TempDir(), "run")
+		if err := os.MkdirAll(filepath.Join(run, "metrics"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(run, "meta.yaml"), meta, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		why, err := mlflowRunState(filepath.Join(run, "metrics", "x"), "x")
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || e.Path != filepath.Join(run, "meta.yaml") || strings.ContainsAny(err.Error(), "\n\r") {
+				t.Fatalf("error %q (%T)", err, err)
+			}
+			return
+		}
+		if strings.ContainsAny(why, "\n\r") {
+			t.Fatalf("state %q spans lines", why)
+		}
+	})
 }
