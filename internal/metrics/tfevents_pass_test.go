@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -257,4 +258,35 @@ func FuzzTFQuickPluginName(f *testing.F) {
 			t.Fatalf("% x: quick %q, general %q %v", md, name, want, found)
 		}
 	})
+}
+
+// Inspect's inline sums agree with the points one by one where tags of
+// one length differ in one byte only (at each place, for names of 7 to 17
+// bytes, whose words overlap or not) and do not always come in the same
+// order, and where steps repeat, change in their varint's length, or need
+// more than 8 bytes.
+func TestTFEventsInlineSums(t *testing.T) {
+	var data []byte
+	steps := []int64{0, 0, 1, 127, 128, 128, 1 << 20, 1 << 20, 1<<56 - 1, 1 << 56, 1 << 62, 5}
+	for _, length := range []int{7, 8, 9, 12, 15, 16, 17} {
+		var names []string
+		for i := range length {
+			name := []byte(strings.Repeat("m", length))
+			name[i] = 'x'
+			names = append(names, string(name))
+		}
+		names = append(names, strings.Repeat("m", length))
+		for k, step := range steps {
+			// Each step skips a tag, so that the tag that followed one
+			// last time is often not the one that follows it now.
+			for i, name := range names {
+				if i != k%len(names) {
+					data = append(data, tfFramed(tfEvent(float64(k), step, tfSummary(tfSimpleValue(name, float32(k*100+i)))))...)
+				}
+			}
+		}
+	}
+	for _, chunk := range []int64{97, 4096, 1 << 20} {
+		tfSameOutcomes(t, data, chunk)
+	}
 }
