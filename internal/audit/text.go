@@ -3,6 +3,8 @@ package audit
 import (
 	"sort"
 	"strings"
+
+	"github.com/rlxp/rlxp/internal/pylex"
 )
 
 // A text is one file's content with a lazily built line table, so that
@@ -130,95 +132,18 @@ type strLit struct {
 // letter or a quote). ok is false when there is none or it is not closed
 // within s.
 func pyString(s string, i int) (lit strLit, ok bool) {
-	lit.start = i
-	j := i
-	raw := false
-	for n := 0; n < 2 && j < len(s); n++ {
-		c := s[j] | 0x20
-		if c != 'r' && c != 'b' && c != 'u' && c != 'f' {
-			break
-		}
-		raw = raw || c == 'r'
-		lit.fstring = lit.fstring || c == 'f'
-		j++
-	}
-	if j >= len(s) || (s[j] != '"' && s[j] != '\'') {
+	t, ok := pylex.StringAt(s, i)
+	if !ok || t.Flags&pylex.Unterminated != 0 {
 		return strLit{}, false
 	}
-	q := s[j : j+1]
-	if strings.HasPrefix(s[j:], q+q+q) {
-		q = q + q + q
-	}
-	j += len(q)
-	var b strings.Builder
-	depth := 0
-	for j < len(s) {
-		if strings.HasPrefix(s[j:], q) && depth == 0 {
-			lit.val, lit.end = b.String(), j+len(q)
-			return lit, true
-		}
-		c := s[j]
-		switch {
-		case c == '\n' && len(q) == 1:
-			return strLit{}, false
-		case c == '\\' && j+1 < len(s):
-			if raw || depth > 0 {
-				if depth == 0 {
-					b.WriteByte(c)
-					b.WriteByte(s[j+1])
-				}
-			} else {
-				b.WriteByte(s[j+1])
-			}
-			j += 2
-			continue
-		case lit.fstring && c == '{':
-			if depth == 0 && j+1 < len(s) && s[j+1] == '{' {
-				b.WriteByte('{')
-				j += 2
-				continue
-			}
-			if depth == 0 {
-				b.WriteByte('*')
-			}
-			depth++
-		case lit.fstring && c == '}':
-			if depth == 0 {
-				if j+1 < len(s) && s[j+1] == '}' {
-					j++
-				}
-				b.WriteByte('}')
-			} else {
-				depth--
-			}
-		case depth == 0:
-			b.WriteByte(c)
-		}
-		j++
-	}
-	return strLit{}, false
+	val, _ := pylex.Marked(s, t, "*")
+	return strLit{val: val, start: i, end: t.End, fstring: t.Flags&pylex.FString != 0}, true
 }
 
 // isQuoteStart reports whether s[i] may start a string literal: a quote,
-// or a prefix letter right before one (and not the end of a name).
+// or a prefix right before one (and not the end of a name).
 func isQuoteStart(s string, i int) bool {
-	if i < 0 || i >= len(s) {
-		return false
-	}
-	if s[i] == '"' || s[i] == '\'' {
-		return true
-	}
-	if i > 0 && isIdent(s[i-1]) {
-		return false
-	}
-	for j := i; j < len(s) && j < i+3; j++ {
-		switch s[j] | 0x20 {
-		case 'r', 'b', 'u', 'f':
-			continue
-		}
-		return j > i && (s[j] == '"' || s[j] == '\'')
-	}
-	return false
+	return i >= 0 && i < len(s) && (i == 0 || s[i] == '"' || s[i] == '\'' || !isIdent(s[i-1])) && pylex.IsStringStart(s, i)
 }
 
 func isIdent(c byte) bool {

@@ -24,6 +24,9 @@ func TestPyString(t *testing.T) {
 		{`"unterminated`, "", false, false},
 		{"\"line\nbreak\"", "", false, false},
 		{`x"not"`, "", false, false},
+		{`"a\tb\x41/\u00e9"`, "a\tbA/é", false, true},
+		{`f"{d['}']}/x"`, "*/x", true, true},
+		{`f"{x:>{w}}/y"`, "*/y", true, true},
 	}
 	for _, tt := range tests {
 		lit, ok := pyString(tt.src, 0)
