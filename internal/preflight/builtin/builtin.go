@@ -106,6 +106,9 @@ type Program struct {
 	Uses     []string `json:"uses"`
 	// NoHelp says a parser of the program is built with add_help=False.
 	NoHelp bool `json:"no_help"`
+	// Single are the argparse options whose action keeps one value: given
+	// twice, the first is dropped without a word.
+	Single []string `json:"single"`
 	Hydra  *struct {
 		ConfigPath string `json:"config_path"`
 		ConfigName string `json:"config_name"`

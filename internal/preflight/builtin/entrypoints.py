@@ -83,6 +83,8 @@ def scan(path, out, seen):
                         lf = local_file(n + "." + a.name, base)
                         if lf:
                             scan(lf, out, seen)
+        if isinstance(node, ast.ClassDef) and replaces(node):
+            out["replacing"].add(node.name)
         if isinstance(node, ast.Call):
             obj, name = callee(node)
             if kw(node, "add_help") is False:
@@ -94,6 +96,13 @@ def scan(path, out, seen):
                 out["options"] += opts
                 if opts:
                     out["parsers"].add("argparse")
+                # An option given twice keeps only its last value, unless
+                # its action gathers them (or is a class rlxp cannot read).
+                action = next((k.value for k in node.keywords if k.arg == "action"), None)
+                if action is None or isinstance(action, ast.Constant) and action.value in ("store", "store_const", "store_true", "store_false"):
+                    out["single"] += opts
+                elif isinstance(action, ast.Name):
+                    out["custom"].append((opts, action.id))
             elif obj == "click" and name == "option" or name == "option" and any(s.startswith("--") for s in strs(node.args)):
                 for s in strs(node.args):
                     for part in s.split("/"):
@@ -122,6 +131,20 @@ def scan(path, out, seen):
                 out["parsers"].add("HfArgumentParser")
 
 
+def replaces(cls):
+    """An argparse Action class whose __call__ sets its dest without
+    reading what an earlier occurrence stored there."""
+    for f in cls.body:
+        if isinstance(f, ast.FunctionDef) and f.name == "__call__":
+            sets = reads = False
+            for n in ast.walk(f):
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
+                    sets |= n.func.id == "setattr"
+                    reads |= n.func.id == "getattr"
+            return sets and not reads
+    return False
+
+
 def top_imports(tree):
     mods = []
     for node in tree.body:
@@ -135,7 +158,7 @@ def top_imports(tree):
 results = []
 sys.path[:0] = [root]
 for script in req["scripts"]:
-    r = {"script": script, "compiles": True, "error": "", "missing": [], "options": [], "parsers": set(), "hydra": None, "uses": set(), "no_help": False}
+    r = {"script": script, "compiles": True, "error": "", "missing": [], "options": [], "parsers": set(), "hydra": None, "uses": set(), "no_help": False, "single": [], "custom": [], "replacing": set()}
     try:
         with open(script, "rb") as f:
             src = f.read()
@@ -164,6 +187,10 @@ for script in req["scripts"]:
         r["error"] = "reading the modules it imports: %s" % e
     results.append(r)
 for r in results:
-    for k in ("parsers", "uses", "options"):
+    replacing = r.pop("replacing")
+    for opts, cls in r.pop("custom"):
+        if cls in replacing:
+            r["single"] += opts
+    for k in ("parsers", "uses", "options", "single"):
         r[k] = sorted(set(r[k]))
 json.dump(results, sys.stdout)

@@ -160,6 +160,12 @@ func optionsRule(t *Target) []Finding {
 			}
 			continue
 		}
+		seen := map[string]int{}
+		for _, o := range optionsOf(e.Args) {
+			if seen[o]++; seen[o] == 2 && slices.Contains(p.Single, o) {
+				fs = append(fs, fatal("option %s is given more than once, and %s keeps only its last value (its argparse action stores one): the values before it are dropped; pass them after a single %s", o, e.Script, o))
+			}
+		}
 		bad := 0
 		for _, o := range optionsOf(e.Args) {
 			if accepts(accepted, o) {
