@@ -408,3 +408,40 @@ func TestProjectScripts(t *testing.T) {
 		{"crontab -l && crontab ok.cron && crontab -r", "allow"},
 	})
 }
+
+// TestPytest: a test that calls the trainer's entry point, or a
+// conftest.py that starts it, runs the trainer under pytest; tests that
+// borrow the trainer's helpers run.
+func TestPytest(t *testing.T) {
+	repo := diskRepo(t)
+	files := map[string]string{
+		"tests/test_policy.py":   "from train import Policy\n\n\ndef test_policy():\n    assert Policy is not None\n",
+		"tests/test_smoke.py":    "import pytest\nfrom train import main\n\n\ndef test_main():\n    main()\n",
+		"tests/test_cli.py":      "import subprocess, sys\n\n\nclass TestCLI:\n    def test_runs(self):\n        subprocess.run([sys.executable, 'train.py', '--steps', '100000'], check=True)\n",
+		"tests/test_help.py":     "import subprocess\n\n\ndef test_help():\n    subprocess.run(['python3', 'train.py', '--help'], check=True)\n",
+		"hooked/conftest.py":     "import subprocess\nimport pytest\n\n\n@pytest.fixture(scope='session', autouse=True)\ndef kick():\n    subprocess.Popen(['torchrun', 'main.py'])\n",
+		"hooked/test_nothing.py": "def test_ok():\n    pass\n",
+		"tests/conftest.py":      "import pytest\n\n\n@pytest.fixture\ndef cfg():\n    return {'lr': 3e-4}\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(repo, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const launch = "starts training directly"
+	checkForms(t, repo, []struct{ cmd, want string }{
+		{"python3 -m pytest tests/test_smoke.py -q", launch},
+		{"pytest -x tests/test_smoke.py::test_main", launch},
+		{"pytest tests/test_cli.py", launch},
+		{"pytest hooked", "torchrun"},
+		{"cd hooked && pytest -q", "torchrun"},
+	})
+	checkForms(t, repo, []struct{ cmd, want string }{
+		{"pytest tests/test_policy.py && python3 -m pytest -q tests/test_policy.py tests/test_help.py", "allow"},
+		{"pytest && pytest -q tests && pytest -k smoke --co", "allow"},
+	})
+}

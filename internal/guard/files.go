@@ -199,6 +199,10 @@ func (a *analyzer) followFile(c call, sc *scope, depth int) {
 				}
 			}
 		}
+		if args, ok := pytestArgs(name, c); ok {
+			a.pytest(c, args, sc, depth)
+			return
+		}
 		// node run.js, perl x.pl, ruby x.rb run a script in their language.
 		if script, lang := foreignScript(name, c); script != "" && (a.settled == nil || !a.settled(c)) {
 			for _, p := range diskFiles(script, c.dirs) {
