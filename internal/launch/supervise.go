@@ -83,6 +83,16 @@ func Supervise(ctx context.Context, in io.Reader, handshake io.WriteCloser, stde
 	sv := &supervisor{exe: exe, stderr: stderr, live: map[int]bool{}, keep: keep}
 	stopReaping := sv.reap()
 	defer stopReaping()
+	if held != nil {
+		// The check runs programs (git) and waits for them itself: the
+		// reaper, which reaps any child, pauses meanwhile.
+		check := held
+		held = func(ctx context.Context) []string {
+			sv.reaping.Lock()
+			defer sv.reaping.Unlock()
+			return check(ctx)
+		}
+	}
 
 	groups := gpuGroups(p)
 	slots := make(chan []string, len(groups))
@@ -208,6 +218,9 @@ type supervisor struct {
 	mu     sync.Mutex
 	live   map[int]bool // shepherd pids
 	keep   *keeper
+	// reaping is held while the reaper reaps, and by whoever waits for a
+	// child of its own.
+	reaping sync.Mutex
 }
 
 // reap collects every child that exits — shepherds and the orphans of a
@@ -221,7 +234,9 @@ func (sv *supervisor) reap() func() {
 		defer tick.Stop()
 		for {
 			var none *syscall.WaitStatus
+			sv.reaping.Lock()
 			reapAll(0, &none)
+			sv.reaping.Unlock()
 			select {
 			case <-chld:
 			case <-tick.C:

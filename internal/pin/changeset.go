@@ -44,7 +44,7 @@ func changeSet(ctx context.Context, r *state.Repo, ad *adapter.Adapter, book app
 	if b.commit == "" {
 		return &gate.ChangeSet{Why: why}
 	}
-	named, err := commands(r.Root, ad, r.Show(state.Adapter), e, func(int, string) {})
+	named, err := commands(r.Root, ad, r.Show(state.Adapter), e, func(int, string, string) {})
 	if err != nil {
 		return &gate.ChangeSet{Failed: true, Why: err.Error()}
 	}

@@ -86,11 +86,13 @@ type Material struct {
 func Compute(ctx context.Context, root string, ad *adapter.Adapter, adapterFile string, e *experiment.Experiment) (Material, error) {
 	m := Material{Version: Version, Commands: map[string]string{}, Files: map[string]string{}, Reads: map[string]string{}}
 	var cmds []string
-	named, err := commands(root, ad, adapterFile, e, func(seed int, cmd string) {
+	named, err := commands(root, ad, adapterFile, e, func(seed int, runDir, cmd string) {
 		m.Commands["seed "+strconv.Itoa(seed)] = cmd
 		cmds = append(cmds, cmd)
+		own := path.Clean(runDir) + "/"
 		for _, w := range strings.Fields(cmd) {
-			if rel, ok := within(root, strings.Trim(w, `'"`)); ok {
+			// What the run writes in its own new directory is not code.
+			if rel, ok := within(root, strings.Trim(w, `'"`)); ok && !strings.HasPrefix(rel+"/", own) {
 				if sum, err := fileSum(filepath.Join(root, rel)); err == nil {
 					m.Files[rel] = sum
 				}
@@ -178,7 +180,7 @@ func (m Material) adapterPin() adapterpin.Pin {
 // commands calls each with every seed's train command, and returns the
 // paths they name (commandPaths). Without a train command nothing can
 // launch (check says so); adding one later is a change like any other.
-func commands(root string, ad *adapter.Adapter, adapterFile string, e *experiment.Experiment, each func(int, string)) ([]string, error) {
+func commands(root string, ad *adapter.Adapter, adapterFile string, e *experiment.Experiment, each func(seed int, runDir, cmd string)) ([]string, error) {
 	if ad.Commands["train"] == "" {
 		return nil, nil
 	}
@@ -189,7 +191,7 @@ func commands(root string, ad *adapter.Adapter, adapterFile string, e *experimen
 		if err != nil {
 			return nil, err
 		}
-		each(seed, cmd)
+		each(seed, runDir, cmd)
 		named = append(named, commandPaths(root, cmd, runDir)...)
 	}
 	return named, nil
