@@ -149,6 +149,7 @@ func (m *Material) pinReads(ctx context.Context, root string, ad *adapter.Adapte
 	if err != nil {
 		return err
 	}
+	reads = append(reads, uncheckedPycs(root, reads)...)
 	var ign map[string]bool
 	if g.in {
 		if ign, err = ignored(ctx, root, reads); err != nil {

@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -344,6 +347,67 @@ func stamp(fi fs.FileInfo) string {
 		return fi.Mode().String() + " " + s
 	}
 	return fmt.Sprintf("%s size=%d mtime=%d", fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
+}
+
+// uncheckedPycs lists, relative to root, the byte code files beside the
+// Python modules the run reads (root-relative reads) that Python runs
+// without looking at their source: hash-based .pyc files that do not
+// check it (flags 0b01 in the header's second word). Python never writes
+// one on its own (py_compile and compileall do when asked), so pinning
+// them by content costs no approval after a run, and one planted or
+// edited after approval is named. A .pyc that checks its source's
+// modification time and size or hash is Python's cache and is not pinned
+// (docs/approvals.md says why that is out of reach).
+func uncheckedPycs(root string, reads []string) []string {
+	byDir := map[string][]string{}
+	for _, r := range reads {
+		if dir, name := path.Split(r); strings.HasSuffix(name, ".py") {
+			byDir[dir] = append(byDir[dir], strings.TrimSuffix(name, ".py")+".")
+		}
+	}
+	var out []string
+	for dir, stems := range byDir {
+		cache := path.Join(dir, "__pycache__")
+		entries, err := os.ReadDir(filepath.Join(root, cache))
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			n := e.Name()
+			if !strings.HasSuffix(n, ".pyc") || !hasPrefixAny(n, stems) {
+				continue
+			}
+			if unchecked(filepath.Join(root, cache, n)) {
+				out = append(out, path.Join(cache, n))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// unchecked says whether a .pyc file is hash-based without checking its
+// source.
+func unchecked(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var h [8]byte
+	if _, err := io.ReadFull(f, h[:]); err != nil {
+		return false
+	}
+	return binary.LittleEndian.Uint32(h[4:])&3 == 1
+}
+
+func hasPrefixAny(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // showPath is p relative to root when inside it, else absolute.
