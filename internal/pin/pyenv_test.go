@@ -65,3 +65,27 @@ func TestStampChanges(t *testing.T) {
 		t.Errorf("Changes of a format 3 approval (-want +got):\n%s", diff)
 	}
 }
+
+// FuzzImportDirs: any .pth, .egg-link or editable finder text is read
+// without failing, and every directory it yields exists.
+func FuzzImportDirs(f *testing.F) {
+	// setuptools' distutils-precedence.pth, an editable finder and an
+	// .egg-link as pip and setuptools write them.
+	f.Add("import os; var = 'SETUPTOOLS_USE_DISTUTILS'; enabled = os.environ.get(var, 'local') == 'local'; enabled and __import__('_distutils_hack').add_shim(); \n")
+	f.Add("import __editable___mylib_0_1_finder; __editable___mylib_0_1_finder.install()\n")
+	f.Add("MAPPING: dict[str, str] = {'mylib': '/tmp/src/mylib'}\nNAMESPACES: dict[str, list[str]] = {}\nPATH_PLACEHOLDER = '__editable__.mylib-0.1.finder' + \".__path_hook__\"\n")
+	f.Add("/tmp\n.\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		sp := t.TempDir()
+		for _, n := range []string{"a.pth", "b.egg-link", "__editable___b_1_finder.py"} {
+			if err := os.WriteFile(filepath.Join(sp, n), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, d := range importDirs(sp) {
+			if st, err := os.Stat(d); err != nil || !st.IsDir() {
+				t.Errorf("importDirs yielded %q, not a directory", d)
+			}
+		}
+	})
+}
