@@ -324,17 +324,23 @@ func (a *assembler) entryPoints() {
 	for _, f := range a.files {
 		runner := runners[f.path]
 		for _, c := range f.commands {
-			if c.byName {
-				te := a.eps[c.argv[0]]
+			name := c.argv[0]
+			if i := envRunner(c.argv); i > 0 && i < len(c.argv) {
+				name = c.argv[i] // uv run NAME: in the project's environment
+			}
+			if c.byName || c.origin == "readme" && name != c.argv[0] {
+				te := a.eps[name]
 				if te == nil || te.Via != "console_script" {
-					te = a.binScript(c.argv[0])
+					te = a.binScript(name)
 				}
 				if te != nil {
 					a.documented(te, c, f)
 					te.refs++
 					te.Evidence = append(te.Evidence, ev(f, c.line, c.text))
 				}
-				continue
+				if te != nil || c.byName {
+					continue
+				}
 			}
 			script, mod, _ := pyTarget(c.argv)
 			target := ""
@@ -673,7 +679,7 @@ func asksHelp(argv []string) bool {
 func isRLAlgorithm(w string) bool {
 	switch w {
 	case "train", "ppo", "grpo", "dpo", "sac", "td3", "ddpg", "dqn", "a2c", "trpo", "vpg", "impala", "appo", "rloo",
-		"reinforce", "mappo", "ippo", "qmix", "rlhf":
+		"reinforce", "mappo", "ippo", "qmix", "rlhf", "rl":
 		return true
 	}
 	return false
@@ -744,7 +750,15 @@ func (a *assembler) callsTraining(f *facts) bool {
 // (train_ppo_ray, grpo.py): of the documented ways to train, the RL one
 // comes before supervised fine-tuning and data preparation.
 func rlNamed(e EntryPoint) bool {
-	for _, w := range strings.FieldsFunc(strings.ToLower(e.Command+" "+e.Documented), func(r rune) bool {
+	// The documented subcommands count (uv run rl @ x.toml), not the
+	// paths and values it passes (configs/rl.toml).
+	words := []string{e.Command}
+	for _, w := range e.docArgv {
+		if !strings.ContainsAny(w, "/.=") {
+			words = append(words, w)
+		}
+	}
+	for _, w := range strings.FieldsFunc(strings.ToLower(strings.Join(words, " ")), func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
 	}) {
 		if w != "train" && isRLAlgorithm(w) {
