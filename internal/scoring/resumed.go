@@ -1,6 +1,7 @@
 package scoring
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,9 +17,15 @@ import (
 // score of one file reads part of the run: the steps before the resume,
 // or those after it. Which file holds the run's result cannot be told
 // from one of them, so the score is invalid and names the others.
+//
+// A file beside it counts only when it holds a point of a tag the score
+// reads from that source: a writer also leaves files that hold none (a
+// profiler's events.out.tfevents.*.profile-empty, a writer opened and
+// closed before its first point, another writer's own tags).
 
-// resumed finds the sources that have such a second log.
-func resumed(root string, files []SourceFile) []string {
+// resumed finds the sources that have such a second log; tags maps a
+// source's name to the tags the score reads from it.
+func resumed(root string, files []SourceFile, tags map[string][]string) []string {
 	var out []string
 	for _, f := range files {
 		path := f.Path
@@ -34,6 +41,9 @@ func resumed(root string, files []SourceFile) []string {
 		default:
 			continue
 		}
+		others = slices.DeleteFunc(others, func(o string) bool {
+			return !holdsAny(o, metrics.Format(f.Format), tags[f.Source])
+		})
 		if len(others) == 0 {
 			continue
 		}
@@ -46,6 +56,41 @@ func resumed(root string, files []SourceFile) []string {
 			f.Seed, f.Source, f.Path, len(others)+1, strings.Join(others, ", ")))
 	}
 	return out
+}
+
+// tagsBySource maps each source to the tags the score needs from it.
+func tagsBySource(specs []metricSpec) map[string][]string {
+	out := map[string][]string{}
+	for _, sp := range specs {
+		if !sp.optional {
+			out[sp.source] = append(out[sp.source], sp.name)
+		}
+	}
+	return out
+}
+
+// holdsAny says whether the log at path holds a point of one of tags. A
+// log that cannot be read counts as holding one: what it holds cannot be
+// told, so it may be part of the run.
+func holdsAny(path string, format metrics.Format, tags []string) bool {
+	found := &firstPoint{tags: tags}
+	_, err := metrics.Read(path, format, found)
+	return found.seen || err != nil
+}
+
+var errFound = errors.New("a point of a scored tag")
+
+// firstPoint is a sink that stops a read at the first point of its tags.
+type firstPoint struct {
+	tags []string
+	seen bool
+}
+
+func (s *firstPoint) Want(tag string) bool { return slices.Contains(s.tags, tag) }
+
+func (s *firstPoint) Point(string, metrics.Point) error {
+	s.seen = true
+	return errFound
 }
 
 // siblings lists the regular files in path's directory, other than path,

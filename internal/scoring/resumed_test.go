@@ -1,11 +1,15 @@
 package scoring
 
 import (
+	"encoding/binary"
+	"hash/crc32"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/rlxp/rlxp/internal/contract"
 )
@@ -48,9 +52,81 @@ func TestResumed(t *testing.T) {
 		"seed 3: source wb (x/wandb/run-20240101_000000-abc/run-abc.wandb) is one of 2 logs of its run (also x/wandb/run-20240102_000000-abc/run-abc.wandb): a resumed run writes another, so one file holds only part of the run",
 		"seed 4: source wb (y/wandb/offline-run-20240101_000000-abc/run-abc.wandb) is one of 2 logs of its run (also y/wandb/offline-run-20240101_000000-abc/old.wandb): a resumed run writes another, so one file holds only part of the run",
 	}
-	if diff := cmp.Diff(want, resumed(root, files)); diff != "" {
+	if diff := cmp.Diff(want, resumed(root, files, map[string][]string{"tb": {"eval/return"}, "wb": {"eval/return"}})); diff != "" {
 		t.Errorf("resumed (-want +got):\n%s", diff)
 	}
+}
+
+// TestResumedNeedsTheTag: a file beside the scored log that holds no point
+// of the scored tag (a header only, a profiler's file, another writer's
+// tags) is not a second log of the run; one that holds the tag is.
+func TestResumedNeedsTheTag(t *testing.T) {
+	root := t.TempDir()
+	write := func(name string, events ...[]byte) {
+		t.Helper()
+		var b []byte
+		for _, e := range events {
+			b = append(b, tfRecord(e)...)
+		}
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	header := tfEvent(0, "", 0)
+	write("c/events.out.tfevents.1.host.1.0", header, tfEvent(1, "eval/return", 1.5))
+	write("c/events.out.tfevents.2.host.1.0", header)
+	write("c/events.out.tfevents.3.host.profile-empty", header)
+	write("c/events.out.tfevents.4.host.1.0", header, tfEvent(1, "train/loss", 0.5))
+	write("d/events.out.tfevents.1.host.1.0", header, tfEvent(1, "eval/return", 1.5))
+	write("d/events.out.tfevents.2.host.1.0", header, tfEvent(2, "eval/return", 2.5))
+	files := []SourceFile{
+		{Seed: 0, Source: "tb", Path: "c/events.out.tfevents.1.host.1.0", Format: "tfevents"},
+		{Seed: 1, Source: "tb", Path: "d/events.out.tfevents.1.host.1.0", Format: "tfevents"},
+	}
+	want := []string{
+		"seed 1: source tb (d/events.out.tfevents.1.host.1.0) is one of 2 logs of its run (also d/events.out.tfevents.2.host.1.0): a resumed run writes another, so one file holds only part of the run",
+	}
+	if diff := cmp.Diff(want, resumed(root, files, map[string][]string{"tb": {"eval/return"}})); diff != "" {
+		t.Errorf("resumed (-want +got):\n%s", diff)
+	}
+}
+
+// tfEvent encodes a TensorBoard Event: a file_version header when tag is
+// empty, else one simple_value at step.
+func tfEvent(step int64, tag string, v float32) []byte {
+	b := protowire.AppendTag(nil, 1, protowire.Fixed64Type)
+	b = protowire.AppendFixed64(b, math.Float64bits(1700000000))
+	if tag == "" {
+		b = protowire.AppendTag(b, 3, protowire.BytesType)
+		return protowire.AppendString(b, "brain.Event:2")
+	}
+	b = protowire.AppendTag(b, 2, protowire.VarintType)
+	b = protowire.AppendVarint(b, uint64(step))
+	val := protowire.AppendTag(nil, 1, protowire.BytesType)
+	val = protowire.AppendString(val, tag)
+	val = protowire.AppendTag(val, 2, protowire.Fixed32Type)
+	val = protowire.AppendFixed32(val, math.Float32bits(v))
+	sum := protowire.AppendTag(nil, 1, protowire.BytesType)
+	sum = protowire.AppendBytes(sum, val)
+	b = protowire.AppendTag(b, 5, protowire.BytesType)
+	return protowire.AppendBytes(b, sum)
+}
+
+// tfRecord frames data as a TFRecord: length, masked CRC32C of the
+// length, data, masked CRC32C of the data.
+func tfRecord(data []byte) []byte {
+	table := crc32.MakeTable(crc32.Castagnoli)
+	mask := func(b []byte) []byte {
+		c := crc32.Checksum(b, table)
+		return binary.LittleEndian.AppendUint32(nil, (c>>15|c<<17)+0xa282ead8)
+	}
+	n := binary.LittleEndian.AppendUint64(nil, uint64(len(data)))
+	out := append(append(append([]byte{}, n...), mask(n)...), data...)
+	return append(out, mask(data)...)
 }
 
 // TestShortOfBudget: with budget.steps_per_run, a seed whose series stop
