@@ -41,8 +41,8 @@ const RunDir = "runs/{experiment}/seed{seed}"
 // pinned in Reads only the files the code did not cover (ignored, outside
 // the code's scope, or no git), so that where a file was pinned moved with
 // its git state.
-// Format 4 adds Stamps.
-const Version = 4
+// Format 4 adds Stamps; format 5 adds Tree, compared in place of Head.
+const Version = 5
 
 // Material is what an approval pins.
 type Material struct {
@@ -63,6 +63,10 @@ type Material struct {
 	// and what it reads.
 	Reads map[string]string `json:"reads,omitempty"`
 	Head  string            `json:"head"` // git HEAD; "" outside git
+	// Tree (format 5) digests the code committed at HEAD (codeTree): a
+	// commit that changes no code in the scope, such as one of .rlxp/ or
+	// an amended message, leaves it as it was.
+	Tree string `json:"tree,omitempty"`
 	// Env maps the environment variables the commands expand, and those
 	// that change what the interpreter runs, to the digest of their value
 	// ("" unset); Installed the Python environments' installed
@@ -107,7 +111,7 @@ func Compute(ctx context.Context, root string, ad *adapter.Adapter, adapterFile 
 	if err != nil {
 		return Material{}, err
 	}
-	m.Head = g.head
+	m.Head, m.Tree = g.head, g.tree
 	outputs := Outputs(ad, named)
 	for _, c := range g.changed {
 		if notCode(c, outputs) {
@@ -294,6 +298,7 @@ type gitView struct {
 	in      bool   // root is inside a git work tree
 	top     string // the work tree's top-level (root outside git)
 	head    string
+	tree    string // codeTree of HEAD; "" without a commit
 	scope   codeScope
 	changed []change
 }
@@ -332,6 +337,11 @@ func gitState(ctx context.Context, root string, ad *adapter.Adapter) (gitView, e
 	if err != nil || !g.in {
 		return g, err
 	}
+	if g.head != "" {
+		if g.tree, err = codeTree(ctx, root, g.scope); err != nil {
+			return g, err
+		}
+	}
 	out, err := git(ctx, root, append([]string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--"}, g.scope.specs...)...)
 	if err != nil {
 		return g, err
@@ -356,6 +366,28 @@ func gitState(ctx context.Context, root string, ad *adapter.Adapter) (gitView, e
 	}
 	sort.Slice(g.changed, func(i, j int) bool { return g.changed[i].path < g.changed[j].path })
 	return g, nil
+}
+
+// codeTree digests the code committed at HEAD: the mode, object and path
+// of every file in the scope, leaving out rlxp's state, so that
+// committing the approvals or the ledger changes nothing that runs.
+func codeTree(ctx context.Context, root string, sc codeScope) (string, error) {
+	out, err := git(ctx, root, "ls-tree", "-r", "-z", "--full-tree", "HEAD")
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	for _, rec := range strings.Split(string(out), "\x00") {
+		// "<mode> <type> <object>\t<path>", the path from the top-level.
+		meta, p, ok := strings.Cut(rec, "\t")
+		if !ok {
+			continue
+		}
+		if rel := sc.fromTop(p); sc.covers(rel) && !isState(rel) {
+			fmt.Fprintf(h, "%s\t%s\x00", meta, rel)
+		}
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // hiddenFromStatus lists the tracked files, relative to root, that git
@@ -416,7 +448,12 @@ func Changes(approved, now Material) []string {
 	}
 	// A repository that had no commit at approval (or was not one) is judged
 	// by its files alone.
-	if approved.Head != "" && approved.Head != now.Head {
+	switch {
+	case approved.Tree != "":
+		if approved.Tree != now.Tree {
+			out = append(out, fmt.Sprintf("git HEAD %s -> %s: the code committed differs", short(approved.Head), short(now.Head)))
+		}
+	case approved.Head != "" && approved.Head != now.Head:
 		out = append(out, fmt.Sprintf("git HEAD %s -> %s", short(approved.Head), short(now.Head)))
 	}
 	for _, k := range keys(approved.Files, now.Files) {
