@@ -182,6 +182,7 @@ func FuzzChunkBoundaries(f *testing.F) {
 		{"{\"step\": 1, \"a\": 1}\n{\"step\": 2, \"a\": 2}\n{\"a\": 1 x}\n{\"step\": 3, \"a\": 3}\n", false},
 		{"{\"step\": 1, \"data\": {\"actor/lr\": 1e-06, \"x\": [1]}}\n{\"step\": 2, \"data\": {\"actor/lr\": 2e-06}}\n", false},
 		{"{\"step\": 1, \"extra\": [1, 2], \"a\": 0.5}\n{\"step\": 2, \"extra\": [[]], \"a\": 1}\n{\"step\": 3, \"extra\": [1,], \"a\": 2}\n", false},
+		{"{\"step\": 1, \"a\": 0.5, \"b\": 2}\n{\"step\": 2, \"a\": 1.5, \"s\": \"q\\\"\", \"b\": 3}\n{\"step\": 3, \"a\": 2.5, \"b\": NaN}\n{\"step\": 4, \"a\": 3, \"a\": 1e999}\n", false},
 		{"step,a,b\n1,007,-0\n2,1.5,-2.25\n3,1.2.3,4\n4,-,5\n5," + strings.Repeat("9", 70) + ",0.5\n6,1,2,\n", true},
 	} {
 		f.Add([]byte(s.data), s.csv, uint8(1), uint8(3))

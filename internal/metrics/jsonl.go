@@ -90,6 +90,11 @@ type jsonlParser struct {
 	// value, so that a tag given twice in one row is found in one look.
 	rowGen uint32
 	inRow  []uint32
+
+	// direct is set while a summarized block's plain numbers are folded
+	// into its summaries as they are read (see parseBlock); queued once a
+	// block had to be read again, so that later blocks queue at once.
+	direct, queued bool
 }
 
 func newJSONLParser(cfg *rowConfig, tt *tagTable) *jsonlParser {
@@ -222,6 +227,29 @@ func (p *jsonlParser) repeated(b *batch) *Error {
 }
 
 func (p *jsonlParser) parseBlock(data []byte, off int64, b *batch) {
+	if b.lazy && !p.queued {
+		// Plain numbers are folded into the summaries as they are read,
+		// which also finds a tag given twice in a row at no cost. A row
+		// the fast path rejects after folding, or one that repeats a tag,
+		// cannot be undone: the block is read again with each row's
+		// values queued until the row ends, which reports as it always did.
+		p.direct = true
+		done := p.parseLines(data, off, b)
+		p.direct = false
+		if done {
+			return
+		}
+		p.queued = true
+		b.reset()
+		b.clearSums()
+		b.lazy, b.data = true, data
+	}
+	p.parseLines(data, off, b)
+}
+
+// parseLines parses the block's lines into b. It reports false when a
+// row that folded values at once must be read again (see parseBlock).
+func (p *jsonlParser) parseLines(data []byte, off int64, b *batch) bool {
 	p.b = b
 	line := 0
 	for len(data) > 0 {
@@ -239,20 +267,60 @@ func (p *jsonlParser) parseBlock(data []byte, off int64, b *batch) {
 			continue
 		}
 		if !p.fastLine(l, b) {
+			if b.direct > 0 {
+				return false
+			}
 			if err := p.slowLine(l, line, off, b); err != nil {
 				b.err = err
 				b.lines = line
-				return
+				return true
 			}
+		}
+		if p.direct && b.direct > 0 && p.foldedAgain(b) {
+			return false
 		}
 		if e := p.endRow(b, line); e != nil {
 			e.Line = line
 			b.err, b.lines = e, line
-			return
+			return true
 		}
 		off += int64(n + 1)
 	}
 	b.lines = line
+	return true
+}
+
+// foldLazy folds a plain finite number of the current row into b.sums at
+// once. It reports false when the row already gave the tag a value.
+func (p *jsonlParser) foldLazy(id int32, num []byte) bool {
+	b := p.b
+	if int(id) >= len(b.sums) {
+		b.sums = append(b.sums, make([]tagSum, int(id)+1-len(b.sums))...)
+	}
+	t := &b.sums[id]
+	ri := int32(len(b.rowm)) // the row's index once it ends
+	if t.n == 0 {
+		t.first = ri
+		b.touched = append(b.touched, id)
+	} else if t.last == ri {
+		return false
+	}
+	t.n++
+	t.last, t.lex = ri, int32(cap(b.data)-cap(num))
+	b.direct++
+	return true
+}
+
+// foldedAgain reports whether a value the current row queued is of a tag
+// the row already folded at once.
+func (p *jsonlParser) foldedAgain(b *batch) bool {
+	ri := int32(len(b.rowm))
+	for _, v := range b.vals[p.rowStart:] {
+		if int(v.id) < len(b.sums) && b.sums[v.id].n > 0 && b.sums[v.id].last == ri {
+			return true
+		}
+	}
+	return false
 }
 
 // fastLine parses a line of the common shape, or reports false, having
@@ -444,7 +512,11 @@ func (p *jsonlParser) fastObject(l []byte, i, depth, prefix int, inData bool) (i
 						e = scanFiniteNumber(l, i)
 					}
 					if e > 0 {
-						p.b.addLazy(r.id, l[i:])
+						if !p.direct {
+							p.b.addLazy(r.id, l[i:])
+						} else if !p.foldLazy(r.id, l[i:]) {
+							return 0, false
+						}
 						i = e
 						break
 					}

@@ -637,7 +637,8 @@ func BenchmarkInspectJSONLLists(b *testing.B) {
 
 // TestJSONLTagTwiceInARow: a row that gives a tag two values, by a key
 // repeated or by keys that flatten to one name, is refused at its line,
-// through the byte scanner and the decoder alike, in JSONL and JSON. Two
+// through the byte scanner and the decoder alike, in JSONL and JSON, as
+// inspect reads them too. Two
 // rows at one step (episodes that ended together) are no such row.
 func TestJSONLTagTwiceInARow(t *testing.T) {
 	dir := t.TempDir()
@@ -651,6 +652,9 @@ func TestJSONLTagTwiceInARow(t *testing.T) {
 		{"decoder", "{\"step\": 1, \"x\\u0041\": [\"a\\\"\"], \"xA\": 1, \"x\": 3}\n{\"step\": 2, \"x\\u0041\": 1, \"xA\": 2}\n", JSONL, ":2: the tag \"xA\" has two values in one row"},
 		{"verl", "{\"step\": 1, \"data\": {\"x\": 1}, \"x\": 2}\n", JSONL, ":1: the tag \"x\" has two values in one row"},
 		{"json", "[{\"step\": 1, \"x\": 1},\n {\"step\": 2, \"a\": {\"b\": 1}, \"a/b\": 2}]\n", JSON, ":2:2: the tag \"a/b\" has two values in one row"},
+		{"queued, then plain", "{\"step\": 1, \"x\": 2}\n{\"step\": 2, \"x\": NaN, \"x\": 1}\n", JSONL, ":2: the tag \"x\" has two values in one row"},
+		{"plain, then queued", "{\"step\": 1, \"x\": 2}\n{\"step\": 2, \"x\": 1, \"x\": 1e999}\n", JSONL, ":2: the tag \"x\" has two values in one row"},
+		{"repeated, then bad", "{\"step\": 1, \"x\": 1, \"x\": 2, \"y\" 3}\n", JSONL, ":1:33: invalid character '3' after object key"},
 		{"one step, two rows", "{\"step\": 5, \"x\": 1}\n{\"step\": 5, \"x\": 2}\n", JSONL, ""},
 		{"one step, unwanted twice", "{\"step\": 5, \"x\": 1, \"y\": 1, \"y\": 2}\n", JSONL, ""},
 	} {
@@ -659,6 +663,14 @@ func TestJSONLTagTwiceInARow(t *testing.T) {
 			t.Fatal(err)
 		}
 		only := []string{"x", "eval/return", "xA", "a/b"}
+		if tc.format == JSONL && !strings.Contains(tc.name, "unwanted") {
+			// inspect, which wants every tag, folds plain numbers as it
+			// reads them: the same refusal.
+			_, err := Inspect(p, JSONL, nil)
+			if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), p+tc.want)) {
+				t.Errorf("%s: inspect: %v, want %s%s", tc.name, err, p, tc.want)
+			}
+		}
 		rec, _, err := txtRead(t, p, tc.format, only...)
 		switch {
 		case tc.want == "" && err != nil:
