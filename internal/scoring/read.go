@@ -58,7 +58,8 @@ func (rd reader) resolve(sr SeedRun, name string) (resolved, error) {
 	if !ok {
 		return resolved{}, fmt.Errorf("metric source %q is not declared in %s metrics.sources (nor given with --source)", name, r.Show(state.Adapter))
 	}
-	rel, err := adapter.Expand(src.Path, map[string]string{"run_dir": sr.RunDir, "seed": strconv.Itoa(sr.Seed), "experiment": rd.s.Experiment})
+	vars := map[string]string{"run_dir": sr.RunDir, "seed": strconv.Itoa(sr.Seed), "experiment": rd.s.Experiment}
+	rel, err := adapter.Expand(src.Path, vars)
 	if err != nil {
 		return resolved{}, fmt.Errorf("%s metrics.sources.%s.path: %w", r.Show(state.Adapter), name, err)
 	}
@@ -66,10 +67,57 @@ func (rd reader) resolve(sr SeedRun, name string) (resolved, error) {
 	if !filepath.IsAbs(rel) {
 		out.path, out.shown = filepath.Join(r.Root, rel), r.Display(rel)
 	}
+	if isPattern(src.Path) {
+		if out, err = rd.match(out, src.Path, vars); err != nil {
+			return resolved{}, err
+		}
+	}
 	if out.format == "" {
 		out.format = src.MetricFormat()
 	}
 	return out, nil
+}
+
+// match resolves a source named by a pattern to the one regular file it
+// matches; pattern shows the pattern filled in.
+func (rd reader) match(pattern resolved, template string, vars map[string]string) (resolved, error) {
+	r := rd.s.Repo
+	quoted := make(map[string]string, len(vars))
+	for k, v := range vars {
+		quoted[k] = quoteMeta(v)
+	}
+	glob, err := adapter.Expand(template, quoted)
+	if err != nil {
+		return resolved{}, err
+	}
+	if !filepath.IsAbs(glob) {
+		glob = filepath.Join(quoteMeta(r.Root), glob)
+	}
+	found, err := matchFiles(glob)
+	if err != nil {
+		return resolved{}, fmt.Errorf("%s: %w", pattern.shown, err)
+	}
+	// Each match as the source would be had it been named: relative to
+	// the repository when the pattern is.
+	matches := make([]resolved, len(found))
+	shown := make([]string, len(found))
+	for i, f := range found {
+		m := pattern
+		m.rel, m.path, m.shown = f, f, f
+		if !filepath.IsAbs(pattern.rel) {
+			if rel, err := filepath.Rel(r.Root, f); err == nil {
+				m.rel, m.shown = rel, r.Display(rel)
+			}
+		}
+		matches[i], shown[i] = m, m.shown
+	}
+	switch len(found) {
+	case 0:
+		return resolved{}, fmt.Errorf("%s: no file matches the pattern", pattern.shown)
+	case 1:
+		return matches[0], nil
+	}
+	return resolved{}, fmt.Errorf("%s: the pattern matches %d files (%s): a source must be one file; narrow the pattern", pattern.shown, len(found), strings.Join(shown, ", "))
 }
 
 // seedsRead is what readSeeds found.
