@@ -10,6 +10,20 @@ import (
 // diskRepo adds to the forms repository the files an agent saves with one
 // tool call and runs with another: launchers under names that say
 // nothing, and everyday scripts next to them that only look similar.
+// writeFiles writes files (path → content) under dir with permissions perm.
+func writeFiles(t *testing.T, dir string, perm os.FileMode, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), perm); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func diskRepo(t *testing.T) string {
 	t.Helper()
 	repo, _, _ := formsRepo(t)
@@ -53,15 +67,7 @@ func diskRepo(t *testing.T) string {
 		"dyn.sh":          "python3 \"$HERE/train.py\" --seed 1\n",
 		"tools/lint.py":   "import subprocess, sys\nsys.exit(subprocess.call([sys.executable, '-m', 'ruff', 'check', '.']))\n",
 	}
-	for name, body := range files {
-		p := filepath.Join(repo, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, repo, 0o755, files)
 	// A link made by an earlier call, under a name that says nothing.
 	if err := os.Symlink("go.sh", filepath.Join(repo, "y")); err != nil {
 		t.Fatal(err)
@@ -131,15 +137,7 @@ func TestTaskFiles(t *testing.T) {
 		"Snakefile":      "rule all:\n    input: \"results/policy.pt\"\n\nrule fit:\n    output: \"results/policy.pt\"\n    shell: \"python3 train.py --out {output}\"\n\nrule plot:\n    shell:\n        \"python3 tools/constraints.py\"\n",
 		"other/tox.toml": "[env_run_base]\ncommands = [[\"pytest\", \"-q\"]]\n\n[env.quick]\ncommands = [\n  [\"torchrun\", \"--nproc_per_node=2\", \"x.py\"],\n]\n",
 	}
-	for name, body := range files {
-		p := filepath.Join(repo, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, repo, 0o644, files)
 	const launch = "starts training directly"
 	checkForms(t, repo, []struct{ cmd, want string }{
 		{"tox -e quick", "runs the commands of quick (tox.ini)"},
@@ -177,15 +175,7 @@ func TestJustImports(t *testing.T) {
 		"deep/justfile":  "go:\n    torchrun --nproc_per_node 2 main.py\n",
 		"lab/tasks.just": "sweep lr='3e-4':\n    python3 ../train.py --lr {{lr}}\n",
 	}
-	for name, body := range files {
-		p := filepath.Join(repo, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, repo, 0o644, files)
 	checkForms(t, repo, []struct{ cmd, want string }{
 		{"just quick", "starts training directly"},
 		{"just rl fit", "runs the recipe fit (rl/mod.just:2)"},
@@ -239,11 +229,7 @@ func TestOtherLanguagesAndWrites(t *testing.T) {
 		"summarize.py": "import json, shutil\n# never write .rlxp/ledger.jsonl by hand: rlxp does\nrows = [json.loads(l) for l in open('.rlxp/ledger.jsonl')]\nshutil.copy('.rlxp/ledger.jsonl', 'backup/ledger.jsonl')\nwith open('summary.txt', 'w') as f:\n    f.write(str(len(rows)))\n",
 		"unused.py":    "def _reset():\n    open('.rlxp/ledger.jsonl', 'w').close()\n\n\nprint('ok')\n",
 	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(repo, name), []byte(body), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, repo, 0o755, files)
 	const launch, approve, writes = "starts training directly", "human act", "written by rlxp alone"
 	checkForms(t, repo, []struct{ cmd, want string }{
 		{"node run.js", launch},
@@ -286,11 +272,7 @@ func TestOtherLanguagesAndWrites(t *testing.T) {
 func TestSweeps(t *testing.T) {
 	repo := diskRepo(t)
 	app := "import hydra\n\n\n@hydra.main(config_path='conf', config_name='config', version_base=None)\ndef main(cfg):\n    print(cfg)\n\n\nif __name__ == '__main__':\n    main()\n"
-	for name, body := range map[string]string{"main.py": app, "tools/export.py": "import sys\nprint(sys.argv)\n"} {
-		if err := os.WriteFile(filepath.Join(repo, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, repo, 0o644, map[string]string{"main.py": app, "tools/export.py": "import sys\nprint(sys.argv)\n"})
 	const sweep = "sweep"
 	checkForms(t, repo, []struct{ cmd, want string }{
 		{"python3 main.py -m", "Hydra multirun"},
@@ -323,15 +305,7 @@ func TestGitHooks(t *testing.T) {
 		"scripts/pre-commit":           "#!/bin/sh\nruff check .\n",
 		"scripts/post-commit-train":    "#!/bin/sh\npython3 train.py\n",
 	}
-	for name, body := range files {
-		p := filepath.Join(repo, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, repo, 0o755, files)
 	const launch = "starts training directly"
 	checkForms(t, repo, []struct{ cmd, want string }{
 		{"echo 'python3 train.py' > .git/hooks/post-commit && chmod +x .git/hooks/post-commit", "writes the git hook"},
@@ -423,15 +397,7 @@ func TestPytest(t *testing.T) {
 		"hooked/test_nothing.py": "def test_ok():\n    pass\n",
 		"tests/conftest.py":      "import pytest\n\n\n@pytest.fixture\ndef cfg():\n    return {'lr': 3e-4}\n",
 	}
-	for name, body := range files {
-		p := filepath.Join(repo, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, repo, 0o644, files)
 	const launch = "starts training directly"
 	checkForms(t, repo, []struct{ cmd, want string }{
 		{"python3 -m pytest tests/test_smoke.py -q", launch},

@@ -35,15 +35,7 @@ func formsRepo(t *testing.T) (repo, other, outside string) {
 		"repo/Makefile":               makefile,
 		"repo/justfile":               justfile,
 	}
-	for name, body := range files {
-		p := filepath.Join(base, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, base, 0o644, files)
 	return repo, other, outside
 }
 

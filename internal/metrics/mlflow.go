@@ -96,7 +96,21 @@ func readMLflow(path string, sink Sink) (Info, error) {
 }
 
 // MLflow's RunStatus values, as the file store writes them in meta.yaml.
-var mlflowStatus = map[int]string{1: "RUNNING", 2: "SCHEDULED", 3: "FINISHED", 4: "FAILED", 5: "KILLED"}
+func mlflowStatus(n int) string {
+	switch n {
+	case 1:
+		return "RUNNING"
+	case 2:
+		return "SCHEDULED"
+	case 3:
+		return "FINISHED"
+	case 4:
+		return "FAILED"
+	case 5:
+		return "KILLED"
+	}
+	return "unknown"
+}
 
 // mlflowRunState reads the meta.yaml of the run that holds the metric
 // file at path (tagged tag, its path under metrics/) and says, in one
@@ -133,10 +147,7 @@ func mlflowRunState(path, tag string) (string, error) {
 	case *m.Status == 3:
 		return "", nil
 	}
-	name := mlflowStatus[*m.Status]
-	if name == "" {
-		name = "unknown"
-	}
+	name := mlflowStatus(*m.Status)
 	return fmt.Sprintf("the run's meta.yaml says status %d (%s): the run did not finish", *m.Status, name), nil
 }
 
