@@ -151,6 +151,22 @@ func RunSource(r *state.Repo, ad *adapter.Adapter, name string, rec runs.Record)
 	if rel, err = adapter.Expand(s.Path, vars); err != nil {
 		return "", "", err.Error(), nil
 	}
+	if adapter.IsPattern(s.Path) {
+		// A pattern that matches nothing yet is a file not written yet.
+		_, found, err := adapter.Matches(s.Path, vars, r.Root)
+		switch {
+		case err != nil:
+			return "", "", err.Error(), nil
+		case len(found) > 1:
+			return "", "", fmt.Sprintf("%s matches %d files, a source must be one", rel, len(found)), nil
+		case len(found) == 1 && !filepath.IsAbs(rel):
+			if rel, err = filepath.Rel(r.Root, found[0]); err != nil {
+				return "", "", err.Error(), nil
+			}
+		case len(found) == 1:
+			rel = found[0]
+		}
+	}
 	return rel, s.MetricFormat(), "", nil
 }
 

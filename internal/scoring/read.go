@@ -67,7 +67,7 @@ func (rd reader) resolve(sr SeedRun, name string) (resolved, error) {
 	if !filepath.IsAbs(rel) {
 		out.path, out.shown = filepath.Join(r.Root, rel), r.Display(rel)
 	}
-	if isPattern(src.Path) {
+	if adapter.IsPattern(src.Path) {
 		if out, err = rd.match(out, src.Path, vars); err != nil {
 			return resolved{}, err
 		}
@@ -82,18 +82,7 @@ func (rd reader) resolve(sr SeedRun, name string) (resolved, error) {
 // matches; pattern shows the pattern filled in.
 func (rd reader) match(pattern resolved, template string, vars map[string]string) (resolved, error) {
 	r := rd.s.Repo
-	quoted := make(map[string]string, len(vars))
-	for k, v := range vars {
-		quoted[k] = quoteMeta(v)
-	}
-	glob, err := adapter.Expand(template, quoted)
-	if err != nil {
-		return resolved{}, err
-	}
-	if !filepath.IsAbs(glob) {
-		glob = filepath.Join(quoteMeta(r.Root), glob)
-	}
-	found, err := matchFiles(glob)
+	_, found, err := adapter.Matches(template, vars, r.Root)
 	if err != nil {
 		return resolved{}, fmt.Errorf("%s: %w", pattern.shown, err)
 	}

@@ -1,4 +1,4 @@
-package scoring
+package adapter
 
 import (
 	"os"
@@ -46,34 +46,34 @@ func TestMatchFiles(t *testing.T) {
 		{"runs/*__1__*/eval.jsonl", []string{"runs/CartPole-v1__ppo__1__1700000000/eval.jsonl"}},
 		{"runs/*__2__*/eval.jsonl", nil},
 		{"one/l?nk", []string{"one/link"}},
-		{quoteMeta("odd[1]") + "/*.jsonl", []string{"odd[1]/eval.jsonl"}},
+		{QuoteMeta("odd[1]") + "/*.jsonl", []string{"odd[1]/eval.jsonl"}},
 		{"odd[1]/*.jsonl", nil},
 	}
 	for _, tt := range tests {
-		got, err := matchFiles(filepath.Join(quoteMeta(dir), tt.pattern))
+		got, err := MatchFiles(filepath.Join(QuoteMeta(dir), tt.pattern))
 		if err != nil {
-			t.Errorf("matchFiles(%q): %v", tt.pattern, err)
+			t.Errorf("MatchFiles(%q): %v", tt.pattern, err)
 			continue
 		}
 		for i, g := range got {
 			got[i], _ = filepath.Rel(dir, g)
 		}
 		if diff := cmp.Diff(tt.want, got); diff != "" {
-			t.Errorf("matchFiles(%q) (-want +got):\n%s", tt.pattern, diff)
+			t.Errorf("MatchFiles(%q) (-want +got):\n%s", tt.pattern, diff)
 		}
 	}
-	if _, err := matchFiles(filepath.Join(dir, "[")); err == nil {
-		t.Error("matchFiles of a malformed pattern: no error")
+	if _, err := MatchFiles(filepath.Join(dir, "[")); err == nil {
+		t.Error("MatchFiles of a malformed pattern: no error")
 	}
 }
 
 func TestIsPattern(t *testing.T) {
 	got := map[string]bool{}
 	for _, p := range []string{"{run_dir}/eval.jsonl", "{run_dir}/events.out.tfevents.*", "{run_dir}/seed?.csv", "{run_dir}/[ab].csv"} {
-		got[p] = isPattern(p)
+		got[p] = IsPattern(p)
 	}
 	want := map[string]bool{"{run_dir}/eval.jsonl": false, "{run_dir}/events.out.tfevents.*": true, "{run_dir}/seed?.csv": true, "{run_dir}/[ab].csv": true}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("isPattern (-want +got):\n%s", diff)
+		t.Errorf("IsPattern (-want +got):\n%s", diff)
 	}
 }
