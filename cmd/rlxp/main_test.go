@@ -246,6 +246,8 @@ func condition(cond string) (bool, error) {
 		return os.Geteuid() == 0, nil
 	case "browser":
 		return browserReady()
+	case "samples":
+		return samplesReady()
 	case "slurm":
 	default:
 		return false, fmt.Errorf("unknown condition %q", cond)
@@ -253,6 +255,17 @@ func condition(cond string) (bool, error) {
 	err := exec.Command("sinfo", "-h").Run()
 	if err != nil && os.Getenv("CI") == "true" {
 		return false, fmt.Errorf("CI=true but no Slurm controller answers (SLURM_CONF=%q): %v", os.Getenv("SLURM_CONF"), err)
+	}
+	return err == nil, nil
+}
+
+// samplesReady is [samples]: the real metric files of ../shared beside the
+// repository, which the scripts read in place. Under CI=true their absence
+// fails the script.
+func samplesReady() (bool, error) {
+	_, err := os.Stat(filepath.Join("..", "..", "..", "shared", "metrics-samples", "README.md"))
+	if err != nil && os.Getenv("CI") == "true" {
+		return false, fmt.Errorf("CI=true but the metric samples are absent: %v", err)
 	}
 	return err == nil, nil
 }

@@ -125,6 +125,10 @@ func Observe(runDir string, sources map[string]adapter.Source) ([]Observation, e
 			continue
 		}
 		name := strings.TrimSuffix(filepath.Base(f.Path), filepath.Ext(f.Path))
+		if tmpl := runTemplate(runDir, f.Path); strings.Contains(path.Base(tmpl), "*") {
+			// A name the logger gives each run names no source: its format does.
+			name = string(f.Format)
+		}
 		name = strings.Map(func(r rune) rune {
 			if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' {
 				return r
@@ -183,12 +187,30 @@ func declaredFile(runDir, tmpl string) string {
 }
 
 // runTemplate is a file of the run directory as a source path template.
+// The names a logger gives each run (a TensorBoard event file's time,
+// host and pid; a W&B run's date and id) become patterns, so that the
+// next run's file matches too.
 func runTemplate(runDir, file string) string {
 	rel, err := filepath.Rel(runDir, file)
 	if err != nil || strings.HasPrefix(rel, "..") {
 		return file
 	}
-	return "{run_dir}/" + filepath.ToSlash(rel)
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	for i, p := range parts {
+		last := i == len(parts)-1
+		switch {
+		case last && strings.HasPrefix(p, "events.out.tfevents."):
+			p = "events.out.tfevents.*"
+		case last && strings.HasPrefix(p, "run-") && strings.HasSuffix(p, ".wandb"):
+			p = "run-*.wandb"
+		case !last && i > 0 && parts[i-1] == "wandb" && (strings.HasPrefix(p, "run-") || strings.HasPrefix(p, "offline-run-")):
+			p = "*run-*"
+		default:
+			p = adapter.QuoteMeta(p)
+		}
+		parts[i] = p
+	}
+	return "{run_dir}/" + strings.Join(parts, "/")
 }
 
 // Observed rewrites the metric sources of adapter.yaml's text after a
