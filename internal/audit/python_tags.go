@@ -555,6 +555,24 @@ func enclosingFunc(s string, off int) string {
 	return ""
 }
 
+// evalVarName says whether a variable's name is named for evaluation. "val"
+// counts only as its first word before another (val_acc, val_loss): in
+// old_val, q_val or next_val it is a value, not validation.
+func evalVarName(name string) bool {
+	words := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+	})
+	for i, w := range words {
+		if w == "val" && (i > 0 || len(words) == 1) {
+			continue
+		}
+		if evalFunc(w) {
+			return true
+		}
+	}
+	return false
+}
+
 // evalValue marks a tag held out when the value logged under it is named
 // for evaluation (normalized_eval_score, test_returns, val_acc): a name
 // with an eval, test or val word, not one that merely starts with the
@@ -562,7 +580,7 @@ func enclosingFunc(s string, off int) string {
 func (p *pyScan) evalValue(tag, value string) {
 	eval := false
 	for _, w := range strings.FieldsFunc(value, func(r rune) bool { return !(r < 128 && isIdent(byte(r))) }) {
-		eval = eval || !isDigit(w[0]) && evalFunc(w)
+		eval = eval || !isDigit(w[0]) && evalVarName(w)
 	}
 	if !eval {
 		return
