@@ -456,57 +456,50 @@ func Changes(approved, now Material) []string {
 	case approved.Head != "" && approved.Head != now.Head:
 		out = append(out, fmt.Sprintf("git HEAD %s -> %s", short(approved.Head), short(now.Head)))
 	}
-	for _, k := range keys(approved.Files, now.Files) {
-		a, inA := approved.Files[k]
-		b, inB := now.Files[k]
-		switch {
-		case a == b && inA == inB:
-		case !inA:
-			out = append(out, k+": changed or added since approval")
-		case !inB:
-			out = append(out, k+": changed back or committed since approval")
-		case b == "":
-			out = append(out, k+": deleted since approval")
-		default:
-			out = append(out, k+": edited since approval")
-		}
-	}
+	out = append(out, mapChanges(approved.Files, now.Files, nil, changeWords{
+		added: "changed or added", removed: "changed back or committed", emptied: "deleted"})...)
 	if approved.Env != nil {
 		for _, k := range keys(approved.Env, now.Env) {
 			if a, b := approved.Env[k], now.Env[k]; a != b {
 				out = append(out, fmt.Sprintf("environment variable %s: %s since approval", k, envChange(a, b)))
 			}
 		}
-		for _, k := range keys(approved.Installed, now.Installed) {
-			a, inA := approved.Installed[k]
-			b, inB := now.Installed[k]
-			switch {
-			case a == b && inA == inB:
-			case !inA:
-				out = append(out, k+": installed since approval")
-			case !inB:
-				out = append(out, k+": removed since approval")
-			default:
-				out = append(out, k+": edited since approval")
-			}
-		}
+		out = append(out, mapChanges(approved.Installed, now.Installed, nil, changeWords{added: "installed", removed: "removed"})...)
 	}
 	if approved.Version >= 4 {
 		out = append(out, stampChanges(approved, now)...)
 	}
-	for _, k := range keys(approved.Reads, now.Reads) {
-		a, inA := approved.Reads[k]
-		b, inB := now.Reads[k]
-		fa, inFA := approved.Files[k]
-		fb, inFB := now.Files[k]
+	// A read that is also code is named once, as code.
+	out = append(out, mapChanges(approved.Reads, now.Reads, differs(approved.Files, now.Files), changeWords{
+		added: "added", addedWhy: " (the run reads it)", removed: "deleted", emptied: "deleted"})...)
+	return out
+}
+
+// stampChanges names the entries of the Python environments whose
+// stamps differ, except those Installed names already.
+func stampChanges(approved, now Material) []string {
+	return mapChanges(approved.Stamps, now.Stamps, differs(approved.Installed, now.Installed), changeWords{added: "installed", removed: "removed"})
+}
+
+// changeWords name how an entry of a pinned map changed: added, removed,
+// or given the value "" (a file deleted; "" names it edited).
+type changeWords struct{ added, addedWhy, removed, emptied string }
+
+// mapChanges names the entries that differ between approved and now, in
+// key order, leaving out those skip says are named elsewhere.
+func mapChanges(approved, now map[string]string, skip func(string) bool, w changeWords) []string {
+	var out []string
+	for _, k := range keys(approved, now) {
+		a, inA := approved[k]
+		b, inB := now[k]
 		switch {
-		case a == b && inA == inB:
-		case fa != fb || inFA != inFB:
-			// Named once, as code.
+		case a == b && inA == inB, skip != nil && skip(k):
 		case !inA:
-			out = append(out, k+": added since approval (the run reads it)")
-		case !inB || b == "":
-			out = append(out, k+": deleted since approval")
+			out = append(out, k+": "+w.added+" since approval"+w.addedWhy)
+		case !inB:
+			out = append(out, k+": "+w.removed+" since approval")
+		case b == "" && w.emptied != "":
+			out = append(out, k+": "+w.emptied+" since approval")
 		default:
 			out = append(out, k+": edited since approval")
 		}
@@ -514,28 +507,13 @@ func Changes(approved, now Material) []string {
 	return out
 }
 
-// stampChanges names the entries of the Python environments whose
-// stamps differ, except those Installed names already.
-func stampChanges(approved, now Material) []string {
-	var out []string
-	for _, k := range keys(approved.Stamps, now.Stamps) {
-		a, inA := approved.Stamps[k]
-		b, inB := now.Stamps[k]
-		ia, inIA := approved.Installed[k]
-		ib, inIB := now.Installed[k]
-		switch {
-		case a == b && inA == inB:
-		case ia != ib || inIA != inIB:
-			// Named once, as installed.
-		case !inA:
-			out = append(out, k+": installed since approval")
-		case !inB:
-			out = append(out, k+": removed since approval")
-		default:
-			out = append(out, k+": edited since approval")
-		}
+// differs says of a key whether its entry differs between two maps.
+func differs(approved, now map[string]string) func(string) bool {
+	return func(k string) bool {
+		a, inA := approved[k]
+		b, inB := now[k]
+		return a != b || inA != inB
 	}
-	return out
 }
 
 // migrate compares an approval recorded in pin format 1 with now as that
