@@ -31,6 +31,20 @@ func writeRepo(t testing.TB, name string) string {
 	return dir
 }
 
+// writeTree writes files (slash path → content) under dir.
+func writeTree(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for name, data := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // summary is the part of a report the table tests pin down.
 type summary struct {
 	Frameworks []string          // id:confidence

@@ -15,7 +15,7 @@ import (
 // files are skipped and counted by reason.
 func TestSkipped(t *testing.T) {
 	dir := t.TempDir()
-	for name, data := range map[string]string{
+	writeTree(t, dir, map[string]string{
 		"train.py":                             "import gymnasium\nenv.step(a)\nenv.reset()\nloss.backward()\n",
 		".gitignore":                           "logs/\n*.tmp\n",
 		"logs/old.py":                          "from stable_baselines3 import PPO\n",
@@ -37,15 +37,7 @@ func TestSkipped(t *testing.T) {
 		"wandb/run-1/files/wandb-summary.json": "{}",
 		"pkg.egg-info/PKG-INFO":                "",
 		"__pycache__/x.cpython-311.pyc":        "",
-	} {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	if err := os.Symlink("train.py", filepath.Join(dir, "link.py")); err != nil {
 		t.Fatal(err)
 	}
@@ -83,19 +75,11 @@ func TestSkipped(t *testing.T) {
 // (monitors/wandb/) is source to read; a wandb/ of runs beside it is not.
 func TestOutputNamedPackage(t *testing.T) {
 	dir := t.TempDir()
-	for name, data := range map[string]string{
+	writeTree(t, dir, map[string]string{
 		"monitors/wandb/__init__.py":           "",
 		"monitors/wandb/monitor.py":            "import wandb\n",
 		"wandb/run-1/files/wandb-summary.json": "{}",
-	} {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	r, err := Run(context.Background(), dir, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +141,7 @@ seed: 1
 // repository's own packages, docs and tools are read.
 func TestProjectsOfTheirOwn(t *testing.T) {
 	dir := t.TempDir()
-	for name, data := range map[string]string{
+	writeTree(t, dir, map[string]string{
 		"pyproject.toml":                 "[project]\nname = \"imaging\"\ndependencies = [\"numpy\"]\n",
 		"imaging/__init__.py":            "",
 		"imaging/LICENSE":                "MIT\n",
@@ -172,15 +156,7 @@ func TestProjectsOfTheirOwn(t *testing.T) {
 		"tutorials/sb3/requirements.txt": "stable-baselines3\n",
 		"tutorials/sb3/train.py":         "import stable_baselines3\nmodel.learn(total_timesteps=1)\n",
 		"hub/push.py":                    "import stable_baselines3\ndef push(model):\n    model.save('x')\n",
-	} {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	r, err := Run(context.Background(), dir, Options{})
 	if err != nil {
 		t.Fatal(err)
