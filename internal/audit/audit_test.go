@@ -19,15 +19,11 @@ func writeRepo(t testing.TB, name string) string {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
+	files := make(map[string]string, len(ar.Files))
 	for _, f := range ar.Files {
-		p := filepath.Join(dir, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		files[f.Name] = string(f.Data)
 	}
+	writeTree(t, dir, files)
 	return dir
 }
 

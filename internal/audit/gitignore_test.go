@@ -2,7 +2,6 @@ package audit
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -181,15 +180,7 @@ func TestIgnoreMatchesGit(t *testing.T) {
 		"classes/.gitignore": "[[:digit:]]*.py\n[!a]x.py\n",
 		"classes/1a.py":      "", "classes/ax.py": "", "classes/bx.py": "", "classes/c.py": "",
 	}
-	for name, data := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, dir, files)
 	cmd := exec.Command("git", "init", "-q")
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
