@@ -3,7 +3,6 @@ package audit
 import (
 	"context"
 	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
