@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/rlxp/rlxp/internal/pylex"
 )
 
 // A scanner holds what every file's scan shares: the profiles' signals
@@ -135,11 +137,12 @@ func (p *pyScan) add(cat, name, detail string, off int, conf Confidence) {
 	p.f.add(cat, name, detail, p.t.lineOf(off), p.t.line(off), conf)
 }
 
-// code reports whether off is in code: not in a comment on its line.
+// code reports whether off is in code: not in a comment on its line (a
+// # in a string literal before it opens none).
 func (p *pyScan) code(off int) bool {
 	start, _ := p.t.lineAt(off)
 	start = max(start, off-1024)
-	return !strings.Contains(p.s[start:off], "#")
+	return strings.IndexByte(p.s[start:off], '#') < 0 || pylex.CommentOn(p.s[start:off]) < 0
 }
 
 func (p *pyScan) imports() {

@@ -278,3 +278,25 @@ func BenchmarkTokens(b *testing.B) {
 		})
 	}
 }
+
+func TestCommentOn(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want int
+	}{
+		{`wandb.log({"a": 1})`, -1},
+		{`# wandb.log({"a": 1})`, 0},
+		{`    x = 1  # wandb.log(x)`, 11},
+		{`color = "#ffffff"; wandb.log(x)`, -1},
+		{`tag = f"{name}#{i}"  # note`, 21},
+		{`s = 'it''s' # a`, 12},
+		{`s = r"\"#"`, -1},
+		{`doc = """# heading`, -1}, // a triple-quoted string left open
+		{`s = "open # `, -1},        // an unclosed string ends with its line
+		{`x = [1,  # first`, 9},
+	} {
+		if got := CommentOn(c.line); got != c.want {
+			t.Errorf("CommentOn(%q) = %d, want %d", c.line, got, c.want)
+		}
+	}
+}

@@ -392,3 +392,19 @@ func IsStringStart(src string, i int) bool {
 	}
 	return false
 }
+
+// CommentOn is the offset in line, one line of source or the start of
+// one, of the # that opens its comment, or -1: a # inside a string
+// literal ("#ffffff", f"{x}#{y}") opens none.
+func CommentOn(line string) int {
+	l := New(line)
+	l.KeepComments = true
+	for {
+		switch t := l.Next(); t.Kind {
+		case EOF:
+			return -1
+		case Comment:
+			return t.Off
+		}
+	}
+}
