@@ -292,7 +292,7 @@ func TestCommentOn(t *testing.T) {
 		{`s = 'it''s' # a`, 12},
 		{`s = r"\"#"`, -1},
 		{`doc = """# heading`, -1}, // a triple-quoted string left open
-		{`s = "open # `, -1},        // an unclosed string ends with its line
+		{`s = "open # `, -1},       // an unclosed string ends with its line
 		{`x = [1,  # first`, 9},
 	} {
 		if got := CommentOn(c.line); got != c.want {
