@@ -301,6 +301,11 @@ func (p *pyScan) dictKeys(expr, backend, prefix string, off int, conf Confidence
 			return
 		}
 		for _, item := range splitTop(inside[1:len(inside)-1], ',') {
+			if name, ok := strings.CutPrefix(strings.TrimSpace(item), "**"); ok {
+				// A dict spread into the logged one: {"speed": s, **logs}
+				p.dictKeys(name, backend, prefix, off, conf)
+				continue
+			}
 			k, v, ok := cutTop(item, ':')
 			if !ok {
 				continue
