@@ -81,7 +81,7 @@ func Shepherd(in io.Reader, out io.Writer, now func() time.Time) error {
 		return err
 	}
 	fmt.Fprintf(log, "[rlxp] run %s: %s\n", job.ID, job.Command)
-	cmd := exec.Command("bash", "-c", job.Command)
+	cmd := exec.Command(bash(), "-c", job.Command)
 	cmd.Dir, cmd.Env = job.Dir, job.Env
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = runAttr()
@@ -224,6 +224,17 @@ func finish(rec *runs.Record, o outcome, now func() time.Time) {
 		appendLog(rec.Log, "[rlxp] "+rec.Note)
 	}
 	appendLog(rec.Log, fmt.Sprintf("[rlxp] run %s ended: %s", rec.ID, endWords(rec)))
+}
+
+// bash is the shell a run's command is given to: the system's, not the
+// first one the launching shell's PATH names.
+func bash() string {
+	for _, p := range []string{"/bin/bash", "/usr/bin/bash"} {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return p
+		}
+	}
+	return "bash"
 }
 
 func mustJSON(v any) string {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/rlxp/rlxp/internal/probe"
 	"github.com/rlxp/rlxp/internal/runs"
+	"github.com/rlxp/rlxp/internal/shellenv"
 )
 
 // detach puts the supervisor in its own session: it outlives the terminal
@@ -263,7 +264,7 @@ type shepherdProc struct {
 func (sv *supervisor) start(p *Plan, runsDir string, rec *runs.Record, i int, gpus []string) (*shepherdProc, error) {
 	in, err := json.Marshal(shepherdJob{
 		ID: rec.ID, RunsDir: runsDir, Log: filepath.Join(p.Root, rec.Log), Command: rec.Command,
-		Dir: p.Root, Env: append(os.Environ(), p.Env(rec.ID, i, gpus)...), Grace: p.Grace.Value(),
+		Dir: p.Root, Env: append(shellenv.Clean(os.Environ()), p.Env(rec.ID, i, gpus)...), Grace: p.Grace.Value(),
 		Supervisor: os.Getpid(),
 	})
 	if err != nil {

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rlxp/rlxp/internal/shellenv"
 )
 
 // ErrUnknownJob means the controller does not know the job: a wrong id, or
@@ -45,11 +47,13 @@ func execRun(ctx context.Context, name string, args ...string) ([]byte, []byte, 
 // clientEnv is env without the variables sbatch reads as options
 // (SBATCH_TIMELIMIT, SBATCH_GRES, SBATCH_PARTITION, …): they override the
 // script's #SBATCH lines, so one set in the launching shell would give a
-// job more time or devices than the plan a human confirmed.
+// job more time or devices than the plan a human confirmed. Nor does it
+// pass on those that make bash run other code (shellenv): a job takes its
+// environment from sbatch's, and its script is run by bash.
 func clientEnv(env []string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, "SBATCH_") {
+		if !strings.HasPrefix(kv, "SBATCH_") && !shellenv.Startup(kv) {
 			out = append(out, kv)
 		}
 	}
