@@ -100,8 +100,8 @@ func runLaunch(ctx context.Context, env *Env, o *launchOptions, args []string) e
 		return &UsageError{Err: ge}
 	}
 	var ee *launch.ExistsError
-	if errors.As(err, &ee) {
-		res.Refusal = ee.Error()
+	if de := (*launch.DevicesError)(nil); errors.As(err, &ee) || errors.As(err, &de) {
+		res.Refusal = err.Error()
 		return finishLaunch(env, o, &res, errNegative)
 	}
 	if err != nil {

@@ -141,20 +141,23 @@ func Build(s Spec) (*Plan, error) {
 		GPUsPerRun: ct.Hardware.GPUsPerRun, Nodes: ct.Hardware.Nodes,
 		Concurrency: max(ct.Budget.MaxConcurrent, 1),
 	}
-	if p.Backend == runs.Local && p.GPUsPerRun > 0 && len(s.FreeGPUs) >= p.GPUsPerRun {
-		// Each concurrent run gets GPUs of its own.
-		p.GPUs = s.FreeGPUs
-		p.Concurrency = min(p.Concurrency, len(p.GPUs)/p.GPUsPerRun)
-	}
-	if sl := ct.Hardware.Slurm; sl != nil && p.Backend == runs.Slurm {
-		p.Slurm = &Slurm{Partition: sl.Partition, Account: sl.Account, QOS: sl.QOS}
-	}
 	for _, seed := range s.Seeds {
 		runDir, cmd, err := s.Command("train", seed)
 		if err != nil {
 			return nil, err
 		}
 		p.Runs = append(p.Runs, Run{Seed: seed, RunDir: runDir, Command: cmd})
+	}
+	if err := checkDevices(p, s.FreeGPUs, p.Backend == runs.Local); err != nil {
+		return nil, err
+	}
+	if p.Backend == runs.Local && p.GPUsPerRun > 0 {
+		// Each concurrent run gets GPUs of its own.
+		p.GPUs = s.FreeGPUs
+		p.Concurrency = min(p.Concurrency, len(p.GPUs)/p.GPUsPerRun)
+	}
+	if sl := ct.Hardware.Slurm; sl != nil && p.Backend == runs.Slurm {
+		p.Slurm = &Slurm{Partition: sl.Partition, Account: sl.Account, QOS: sl.QOS}
 	}
 	if err := checkRunDirs(s.Root, s.RunDir, p.Runs); err != nil {
 		return nil, err

@@ -42,7 +42,7 @@ func spec(t *testing.T) Spec {
 	e := &experiment.Experiment{ID: "fast", Seeds: []int{0, 1, 2}, Params: yaml.MapSlice{{Key: "lr", Value: 0.05}, {Key: "gamma", Value: 0.99}}}
 	return Spec{
 		Source: Source{Adapter: ad, AdapterFile: ".rlxp/adapter.yaml", Experiment: e, RunDir: "runs/{experiment}/seed{seed}"},
-		Root:   "/repo", Contract: l, Seeds: []int{1, 2},
+		Root:   "/repo", Contract: l, Seeds: []int{1, 2}, FreeGPUs: []string{"0", "1"},
 	}
 }
 
@@ -53,9 +53,9 @@ func TestBuild(t *testing.T) {
 		want Plan
 	}{
 		{
-			name: "no free GPUs: the runs see every device",
+			name: "two free GPUs: two runs at a time, one GPU each",
 			edit: func(*Spec) {},
-			want: Plan{Experiment: "fast", Backend: "local", Root: "/repo", WallClock: "10m0s", Grace: "30s", GPUsPerRun: 1, Nodes: 1, Concurrency: 2, Runs: []Run{
+			want: Plan{Experiment: "fast", Backend: "local", Root: "/repo", WallClock: "10m0s", Grace: "30s", GPUsPerRun: 1, Nodes: 1, Concurrency: 2, GPUs: []string{"0", "1"}, Runs: []Run{
 				{Seed: 1, RunDir: "runs/fast/seed1", Command: "python3 train.py --config configs/base.json --seed 1 --out runs/fast/seed1 --lr 0.05 --gamma 0.99"},
 				{Seed: 2, RunDir: "runs/fast/seed2", Command: "python3 train.py --config configs/base.json --seed 2 --out runs/fast/seed2 --lr 0.05 --gamma 0.99"},
 			}},
@@ -84,6 +84,53 @@ func TestBuild(t *testing.T) {
 			}
 			if p.ExperimentDigest != s.Experiment.Digest() || p.ContractDigest == "" {
 				t.Errorf("digests %q %q do not pin the approved content", p.ExperimentDigest, p.ContractDigest)
+			}
+		})
+	}
+}
+
+// TestDevices: a local run sees exactly the GPUs the contract approves,
+// chosen among the free ones; a plan with fewer free than a run needs, or
+// whose command picks devices itself or asks for more than approved, is
+// refused before anything starts.
+func TestDevices(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		edit  func(*Spec)
+		train string
+		want  string // "" builds; else the DevicesError says it
+	}{
+		{name: "no free GPU", edit: func(s *Spec) { s.FreeGPUs = nil }, want: "0 GPUs are free and the contract approves 1 per run: nothing starts without the GPUs it was approved for"},
+		{name: "fewer free than a run needs", edit: func(s *Spec) { s.Contract.Contract.Hardware.GPUsPerRun = 4 }, want: "2 GPUs are free and the contract approves 4 per run"},
+		{name: "slurm: the scheduler allocates", edit: func(s *Spec) { s.FreeGPUs = nil; s.Contract.Contract.Hardware.Launcher = "slurm" }},
+		{name: "no GPUs approved, none free", edit: func(s *Spec) { s.FreeGPUs = nil; s.Contract.Contract.Hardware.GPUsPerRun = 0 }},
+		{name: "command sets the devices", train: "CUDA_VISIBLE_DEVICES=0,1,2,3 python3 train.py {run_dir}", want: "commands.train sets CUDA_VISIBLE_DEVICES itself: a run sees the GPUs its plan gives it"},
+		{name: "command exports the devices", train: "export NVIDIA_VISIBLE_DEVICES=all; python3 train.py {run_dir}", want: "sets NVIDIA_VISIBLE_DEVICES itself"},
+		{name: "command reorders the devices", train: "env CUDA_DEVICE_ORDER=FASTEST_FIRST python3 train.py {run_dir}", want: "sets CUDA_DEVICE_ORDER itself"},
+		{name: "command sets the devices through env", train: "env HIP_VISIBLE_DEVICES=1 python3 train.py {run_dir}", want: "sets HIP_VISIBLE_DEVICES itself"},
+		{name: "command sets the devices in a subshell", train: "(CUDA_VISIBLE_DEVICES=3; export CUDA_VISIBLE_DEVICES; python3 train.py {run_dir})", want: "sets CUDA_VISIBLE_DEVICES itself"},
+		{name: "srun asks more", train: "srun --gres=gpu:4 python3 train.py {run_dir}", want: "commands.train asks for 4 GPUs (--gres=gpu:4) and the contract approves 1 per run"},
+		{name: "srun, typed gres", train: "srun --gres=gpu:h100:2 python3 train.py {run_dir}", want: "asks for 2 GPUs (--gres=gpu:h100:2)"},
+		{name: "srun --gpus", train: "srun --gpus 3 python3 train.py {run_dir}", want: "asks for 3 GPUs (--gpus 3)"},
+		{name: "srun --gpus-per-node, typed", train: "srun --gpus-per-node=a100:2 python3 train.py {run_dir}", want: "asks for 2 GPUs (--gpus-per-node=a100:2)"},
+		{name: "as many as approved", train: "srun --gres=gpu:1 python3 train.py --gpus=1 {run_dir}"},
+		{name: "a name merely like it", train: "python3 train.py --MY_CUDA_VISIBLE_DEVICES=3 --note 'CUDA_VISIBLE_DEVICES is set by rlxp' {run_dir}"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := spec(t)
+			if tc.edit != nil {
+				tc.edit(&s)
+			}
+			if tc.train != "" {
+				s.Adapter.Commands = map[string]string{"train": tc.train}
+			}
+			_, err := Build(s)
+			var de *DevicesError
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("Build: %v", err)
+			case tc.want != "" && (!errors.As(err, &de) || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("Build: %v, want a DevicesError saying %q", err, tc.want)
 			}
 		})
 	}

@@ -120,12 +120,13 @@ func TestRecordsAndEnv(t *testing.T) {
 		t.Errorf("record (-want +got):\n%s", d)
 	}
 	env := p.Env("b", 1, []string{"2", "3"})
-	wantEnv := []string{"RLXP_RUN_ID=b", "RLXP_EXPERIMENT=lr-0.05", "RLXP_SEED=1", "RLXP_RUN_DIR=runs/lr-0.05/seed1", "CUDA_VISIBLE_DEVICES=2,3"}
+	wantEnv := []string{"RLXP_RUN_ID=b", "RLXP_EXPERIMENT=lr-0.05", "RLXP_SEED=1", "RLXP_RUN_DIR=runs/lr-0.05/seed1",
+		"CUDA_DEVICE_ORDER=PCI_BUS_ID", "CUDA_VISIBLE_DEVICES=2,3", "NVIDIA_VISIBLE_DEVICES=2,3"}
 	if d := cmp.Diff(wantEnv, env); d != "" {
 		t.Errorf("env (-want +got):\n%s", d)
 	}
 	p.GPUsPerRun = 0
-	if got := p.Env("b", 1, nil); !slices.Contains(got, "CUDA_VISIBLE_DEVICES=") {
+	if got := p.Env("b", 1, nil); !slices.Contains(got, "CUDA_VISIBLE_DEVICES=") || !slices.Contains(got, "NVIDIA_VISIBLE_DEVICES=void") {
 		t.Errorf("env of a run given no GPU: %q, want every device hidden", got)
 	}
 	p.Nodes = 3

@@ -125,10 +125,14 @@ func (p *Plan) Env(id string, i int, gpus []string) []string {
 	}
 	switch {
 	case gpus != nil:
-		env = append(env, "CUDA_VISIBLE_DEVICES="+strings.Join(gpus, ","))
+		// Indices count as nvidia-smi counts them (bus order), whatever
+		// order the launching shell asked CUDA for; a container the run
+		// starts sees the same devices.
+		d := strings.Join(gpus, ",")
+		env = append(env, "CUDA_DEVICE_ORDER=PCI_BUS_ID", "CUDA_VISIBLE_DEVICES="+d, "NVIDIA_VISIBLE_DEVICES="+d)
 	case p.GPUsPerRun == 0:
 		// A run the contract gives no GPU is charged none: it sees none.
-		env = append(env, "CUDA_VISIBLE_DEVICES=")
+		env = append(env, "CUDA_VISIBLE_DEVICES=", "NVIDIA_VISIBLE_DEVICES=void")
 	}
 	if p.Nodes > 1 {
 		env = append(env, "NNODES="+strconv.Itoa(p.Nodes), "NODE_RANK=0")
