@@ -3,6 +3,7 @@ package audit
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -220,7 +221,7 @@ func (a *assembler) documentedTemplate(e *EntryPoint) (string, string) {
 		words = append(words, w)
 	}
 	out := ""
-	for _, fd := range e.flags {
+	for _, fd := range slices.Concat(e.flags, a.subcommandFlags(e)) {
 		switch {
 		case seedFlag(fd.name) && !seeded:
 			words = append(words, fd.name+" {seed}")

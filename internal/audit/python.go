@@ -341,6 +341,7 @@ func (p *pyScan) parsers() {
 		})
 	}
 	p.dataclassFields()
+	p.parsedHFClasses()
 	for _, c := range configLoads {
 		p.t.each(c.lit, func(off int) bool {
 			if p.code(off) {
@@ -386,6 +387,15 @@ func (p *pyScan) dataclassFields() {
 			return true
 		}
 		line := p.t.lineOf(off) + i + 1
+		if open := strings.IndexByte(cls, '('); open > 0 {
+			bases, _, _ := strings.Cut(cls[open+1:], ")")
+			for _, b := range strings.Split(bases, ",") {
+				if p.hfLibrary(strings.TrimSpace(b)) {
+					p.inherit(name, line)
+					break
+				}
+			}
+		}
 		for j := i + 1; j < len(lines); j++ {
 			l := lines[j]
 			ts := strings.TrimSpace(l)
