@@ -14,7 +14,8 @@ import (
 // are wandb; wandb-summary.json is wandb-summary; a file under an MLflow
 // run's metrics/ directory is mlflow; .jsonl is jsonl; .json is tb-json
 // when it starts "[[", jsonl when its first two lines are objects, else
-// json; .csv is tb-csv with the header "Wall time,Step,Value", wandb-csv
+// json (hf-trainer when named trainer_state.json or when its head holds
+// the keys "global_step" and "log_history"); .npz is sb3-eval; .csv is tb-csv with the header "Wall time,Step,Value", wandb-csv
 // when every header cell is quoted and one holds " - ", else csv; .log,
 // .txt, .out and names without an extension are verl-log when a line
 // reads "step:N - …" (or jsonl when the first line is an object).
@@ -48,6 +49,10 @@ func Detect(path string) (Format, error) {
 	base := strings.ToLower(filepath.Base(path))
 	ext := filepath.Ext(base)
 	switch {
+	case ext == ".npz":
+		return SB3Eval, nil
+	case base == "trainer_state.json" || ext == ".json" && looksLikeTrainerState(head):
+		return HFTrainer, nil
 	case strings.Contains(base, "tfevents") || looksLikeTFRecord(head):
 		return TFEvents, nil
 	case ext == ".wandb" || looksLikeWandb(head):

@@ -24,6 +24,8 @@ const (
 	TFEvents     = format.TFEvents
 	MLflow       = format.MLflow
 	VerlLog      = format.VerlLog
+	HFTrainer    = format.HFTrainer
+	SB3Eval      = format.SB3Eval
 )
 
 // Formats lists every format, in the order help shows them.
@@ -136,6 +138,10 @@ func readerFor(f Format) func(path string, sink Sink) (Info, error) {
 		return readMLflow
 	case VerlLog:
 		return readVerlLog
+	case HFTrainer:
+		return readHFTrainer
+	case SB3Eval:
+		return readSB3Eval
 	}
 	return nil
 }

@@ -25,11 +25,13 @@ const (
 	TFEvents     Format = "tfevents"      // native TensorBoard event file
 	MLflow       Format = "mlflow"        // MLflow file store: a run dir, its metrics/ dir, or one metric file
 	VerlLog      Format = "verl-log"      // verl console lines: step:N - key:value - …
+	HFTrainer    Format = "hf-trainer"    // transformers Trainer's trainer_state.json (TRL's trainers too)
+	SB3Eval      Format = "sb3-eval"      // Stable-Baselines3 EvalCallback's evaluations.npz
 )
 
 // All lists every format, in the order help shows them.
 func All() []Format {
-	return []Format{JSON, JSONL, CSV, WandbCSV, WandbSummary, Wandb, TBCSV, TBJSON, TFEvents, MLflow, VerlLog}
+	return []Format{JSON, JSONL, CSV, WandbCSV, WandbSummary, Wandb, TBCSV, TBJSON, TFEvents, MLflow, VerlLog, HFTrainer, SB3Eval}
 }
 
 // Parse checks a --format value.
