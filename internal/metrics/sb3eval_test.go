@@ -110,7 +110,7 @@ func TestSB3EvalForms(t *testing.T) {
 	f32 := npyFile("<f4", true, []int{3, 2}, []float32{1, 10, 100, 2, 20, 200})
 	v2 := npyFile("<i4", false, []int{3}, []int32{1000, 2000, 3000})
 	// Version 2.0: a 4-byte header length.
-	h := v2[10:bytes.IndexByte(v2, '\n')+1]
+	h := v2[10 : bytes.IndexByte(v2, '\n')+1]
 	v2 = append(append(append([]byte("\x93NUMPY\x02\x00"), binary.LittleEndian.AppendUint32(nil, uint32(len(h)))...), h...), v2[10+len(h):]...)
 	data := npzFile(false,
 		member{"timesteps.npy", v2},
@@ -175,7 +175,9 @@ func TestSB3EvalRefusals(t *testing.T) {
 		{"an unknown header key", with(bytes.Replace(res, []byte("'shape'"), []byte("'shapx'"), 1)), func([]byte) string { return `an unknown header key "shapx"` }},
 		{"a torn archive", full[:len(full)-10], func([]byte) string { return ": not a complete .npz (zip) archive" }},
 		{"a bad CRC", bytes.Replace(full, []byte{0, 0, 0, 0, 0, 0, 0xf0, 0x3f}, []byte{0, 0, 0, 0, 0, 0, 0xf0, 0x40}, 1),
-			func([]byte) string { return fmt.Sprintf(": byte %d: results.npy: its CRC does not match its bytes", resAt(full)) }},
+			func([]byte) string {
+				return fmt.Sprintf(": byte %d: results.npy: its CRC does not match its bytes", resAt(full))
+			}},
 		{"two arrays named results", npzFile(false, member{"timesteps.npy", ts}, member{"results.npy", res}, member{"results.npy", res}),
 			func([]byte) string { return `member "results.npy" appears twice` }},
 		{"no timesteps", npzFile(false, member{"results.npy", res}), func([]byte) string { return "no timesteps array" }},
@@ -261,4 +263,3 @@ func FuzzNPY(f *testing.F) {
 		}
 	})
 }
-
