@@ -6,7 +6,6 @@ package document
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -67,7 +66,7 @@ func Parse(path string, data []byte) (_ *File, err error) {
 	}
 	tree, err := parser.ParseBytes(data, 0)
 	if err != nil {
-		return nil, f.Wrap(err)
+		return nil, SyntaxError(path, data, err)
 	}
 	if len(tree.Docs) > 1 {
 		return nil, &Error{Path: path, Line: line(tree.Docs[1]), Msg: "more than one YAML document"}
@@ -215,18 +214,8 @@ func (f *File) normalize(n ast.Node, v any) (any, error) {
 }
 
 // Wrap turns a go-yaml error, whose own text spans several lines with a
-// source excerpt, into a one-line positioned Error.
-func (f *File) Wrap(err error) error {
-	var ye yaml.Error
-	if errors.As(err, &ye) {
-		e := &Error{Path: f.Path, Msg: ye.GetMessage()}
-		if tk := ye.GetToken(); tk != nil && tk.Position != nil {
-			e.Line, e.Col = tk.Position.Line, tk.Position.Column
-		}
-		return e
-	}
-	return &Error{Path: f.Path, Msg: firstLine(err.Error())}
-}
+// source excerpt, into a one-line positioned Error in plain words.
+func (f *File) Wrap(err error) error { return yamlError(f.Path, err) }
 
 // Pos returns the line and column of a field: of its key when the field
 // is a mapping key, else of the value. For a field that does not exist it

@@ -60,7 +60,7 @@ func TestParseErrors(t *testing.T) {
 		{"", "f.yaml: file is empty"},
 		{"  \n\n", "f.yaml: file is empty"},
 		{"a: 1\nb: [1, 2\n", "f.yaml:2:"},
-		{"a: 1\na: 2\n", `f.yaml:2:1: mapping key "a" already defined at [1:1]`},
+		{"a: 1\na: 2\n", `f.yaml:2:1: key "a" appears twice (first on line 1)`},
 		{"a: .nan\n", "f.yaml:1:4: NaN and infinite numbers are not allowed"},
 		{"a:\n  - -.inf\n", "f.yaml:2:5: NaN and infinite numbers are not allowed"},
 		{"- 1\n", "f.yaml:1: top level must be a mapping"},

@@ -24,6 +24,9 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(doc))
 	f.Add([]byte("a: &x [1, *x]\n"))
 	f.Add([]byte("? [a]\n: b\n"))
+	// The slips SyntaxError names by reading the lines.
+	f.Add([]byte("a:\n  b: 1\n    c: 2\n d: 3\n  e 4\n"))
+	f.Add([]byte("a:\n  - x: 'q'y\n  b: c: d\n\t- z\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := Parse("f.yaml", data)
 		if err != nil {

@@ -2,7 +2,6 @@ package plugin
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -10,6 +9,8 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
+
+	"github.com/rlxp/rlxp/internal/document"
 )
 
 // maxFrontMatter bounds the YAML we hand to the parser; real front matter is
@@ -195,16 +196,12 @@ func parseYAML(src string) (body ast.Node, ferr *fmError) {
 	}()
 	f, err := parser.ParseBytes([]byte(src), 0)
 	if err != nil {
+		e := document.SyntaxError("", []byte(src), err)
 		line := 2
-		msg := err.Error()
-		var ye yaml.Error
-		if errors.As(err, &ye) {
-			msg = ye.GetMessage()
-			if tk := ye.GetToken(); tk != nil && tk.Position != nil {
-				line = tk.Position.Line + 1
-			}
+		if e.Line > 0 {
+			line = e.Line + 1
 		}
-		return nil, &fmError{Line: line, Msg: msg}
+		return nil, &fmError{Line: line, Msg: e.Msg}
 	}
 	if f == nil || len(f.Docs) == 0 || f.Docs[0] == nil {
 		return nil, nil

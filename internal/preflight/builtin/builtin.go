@@ -21,6 +21,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 
+	"github.com/rlxp/rlxp/internal/document"
 	"github.com/rlxp/rlxp/internal/preflight"
 )
 
@@ -259,7 +260,7 @@ func (t *Target) readConfig() {
 	}
 	var v any
 	if err := yaml.Unmarshal(data, &v); err != nil {
-		t.configErr = err
+		t.configErr = document.SyntaxError(t.Config, data, err)
 		return
 	}
 	t.ConfigKeys = flatten("", v)

@@ -14,6 +14,8 @@ import (
 	"sync"
 
 	"github.com/goccy/go-yaml"
+
+	"github.com/rlxp/rlxp/internal/document"
 )
 
 // Profiles are the frameworks whose own rules the preflight knows.
@@ -332,7 +334,7 @@ func zooRule(t *Target) []Finding {
 		}
 		var entries map[string]map[string]any
 		if err := yaml.Unmarshal(data, &entries); err != nil {
-			fs = append(fs, fatal("sb3 zoo: %s does not parse: %v", file, err))
+			fs = append(fs, fatal("sb3 zoo: %v", document.SyntaxError(file, data, err)))
 			continue
 		}
 		entry, found := entries[env]

@@ -13,6 +13,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 
+	"github.com/rlxp/rlxp/internal/document"
 	"github.com/rlxp/rlxp/internal/preflight"
 	"github.com/rlxp/rlxp/internal/probe"
 	"github.com/rlxp/rlxp/internal/suggest"
@@ -310,7 +311,7 @@ func (t *Target) configFor(e Entry, p *Program, composed *Answer) ([]string, str
 		return nil, "", errors.New("adapter.yaml names no config.default")
 	}
 	if t.configErr != nil {
-		return nil, t.Config, fmt.Errorf("%s: %w", t.Config, t.configErr)
+		return nil, t.Config, t.configErr
 	}
 	return t.ConfigKeys, t.Config, nil
 }
@@ -337,7 +338,7 @@ func (t *Target) yamlTree(p *Program, name string, choices map[string]string) ([
 	}
 	var primary map[string]any
 	if err := yaml.Unmarshal(data, &primary); err != nil {
-		return nil, err
+		return nil, document.SyntaxError(name, data, err)
 	}
 	keys := flatten("", primary)
 	add := func(group, option string) {
@@ -391,7 +392,7 @@ func pathsRule(t *Target) []Finding {
 		if _, err := os.Stat(filepath.Join(t.Root, t.Config)); err != nil {
 			out = append(out, fatal("config %s does not exist", t.Config))
 		} else if t.configErr != nil {
-			out = append(out, fatal("config %s does not parse: %v", t.Config, t.configErr))
+			out = append(out, fatal("config does not parse: %v", t.configErr))
 		} else {
 			out = append(out, ok("config %s exists and parses", t.Config))
 		}

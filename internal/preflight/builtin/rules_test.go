@@ -105,6 +105,20 @@ func TestRunRules(t *testing.T) {
 				{Level: preflight.Fatal, Rule: "sb3-zoo", Message: "sb3 zoo: --algo pp has no hyperparams/pp.yml (closest: ppo)"},
 			},
 		},
+		{
+			name: "a YAML slip in the zoo's hyperparameters or the config: one line at the slip",
+			files: map[string]string{
+				"train.py":            "import argparse\np = argparse.ArgumentParser()\np.add_argument('--algo')\np.add_argument('--env')\np.add_argument('--conf')\n",
+				"hyperparams/ppo.yml": "CartPole-v1:\n  n_envs: 8\n   n_steps: 32\n",
+				"conf.yaml":           "lr: 0.1\nmodel\n  width: 3\n",
+			},
+			in:    Input{Command: "python3 train.py --algo ppo --env CartPole-v1 --conf conf.yaml", Config: "conf.yaml"},
+			rules: []string{"sb3-zoo", "paths"},
+			want: []Finding{
+				{Level: preflight.Fatal, Rule: "paths", Message: `config does not parse: conf.yaml:2:1: "model" is not a 'key: value' pair: a ':' is missing after "model"`},
+				{Level: preflight.Fatal, Rule: "sb3-zoo", Message: `sb3 zoo: hyperparams/ppo.yml:3:4: "n_steps: 32" is indented more than "n_envs: 8" on line 2, which already has a value: align it with the keys above (2 spaces), or nest it under a key that has no value`},
+			},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := tc.in
