@@ -694,6 +694,11 @@ func (a *assembler) documentedTrain(argv []string, e *EntryPoint) bool {
 		if w == "--train" || !strings.HasPrefix(w, "-") && isRLAlgorithm(strings.ToLower(w)) {
 			return true
 		}
+		// The algorithm chosen by an option's value: --config=qmix,
+		// algo=ppo (a path or dotted value names a file, not one).
+		if i := strings.LastIndexByte(w, '='); i > 0 && isRLAlgorithm(strings.ToLower(strings.Trim(w[i+1:], `"'`))) {
+			return true
+		}
 	}
 	f := a.byPath[e.Target]
 	if f == nil {
