@@ -258,7 +258,7 @@ func program(argv []string) string {
 		}
 		base := filepath.Base(w)
 		switch {
-		case strings.HasPrefix(base, "python"), base == "bash", base == "sh", base == "uv", base == "run",
+		case strings.HasPrefix(base, "python"), base == "bash", base == "sh", base == "uv", base == "poetry", base == "pipenv", base == "run",
 			base == "torchrun", base == "deepspeed", base == "accelerate", base == "launch", base == "srun", base == "exec":
 			continue
 		case strings.HasSuffix(w, ".yaml") || strings.HasSuffix(w, ".yml") || strings.HasSuffix(w, ".json"):
