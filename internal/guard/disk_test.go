@@ -405,9 +405,78 @@ func TestPytest(t *testing.T) {
 		{"pytest tests/test_cli.py", launch},
 		{"pytest hooked", "torchrun"},
 		{"cd hooked && pytest -q", "torchrun"},
+		// found by pytest's own discovery
+		{"pytest", launch},
+		{"pytest -q tests", launch},
+		{"python3 -m pytest -x", launch},
+		{"pytest -k cli tests", launch},
 	})
 	checkForms(t, repo, []struct{ cmd, want string }{
 		{"pytest tests/test_policy.py && python3 -m pytest -q tests/test_policy.py tests/test_help.py", "allow"},
-		{"pytest && pytest -q tests && pytest -k smoke --co", "allow"},
+		{"pytest -q tests/test_policy.py tests/test_help.py --ignore tests/test_smoke.py", "allow"},
 	})
+}
+
+// TestPytestDiscovery: pytest collects the test files its configuration
+// names (testpaths, python_files, norecursedirs; pytest.ini,
+// pyproject.toml, setup.cfg or tox.ini, found from where it runs up to
+// its rootdir) and the packages --pyargs names; a collected test that
+// starts the trainer is a launch. Tests that do not, a -k that leaves the
+// training test out, --collect-only, and directories pytest does not
+// enter stay allowed.
+func TestPytestDiscovery(t *testing.T) {
+	repo := diskRepo(t)
+	trains := "import subprocess\n\n\ndef test_policy_shape():\n    assert True\n\n\ndef test_full_run():\n    subprocess.run(['python3', 'train.py', '--steps', '100'], check=True)\n"
+	unit := "from train import Policy\n\n\ndef test_policy():\n    assert Policy\n"
+	files := map[string]string{
+		"pyproject.toml":          "[project]\nname = \"rl\"\n\n[tool.pytest.ini_options]\ntestpaths = [\"checks\"]\npython_files = [\"check_*.py\"]\n",
+		"checks/check_train.py":   trains,
+		"checks/test_ignored.py":  "import os\nos.system('torchrun main.py')\n",
+		"unit/test_unit.py":       unit,
+		"unit/build/test_x.py":    "import os\nos.system('torchrun main.py')\n",
+		"unit/.venv/test_y.py":    "import os\nos.system('torchrun main.py')\n",
+		"pkg/__init__.py":         "",
+		"pkg/tests/__init__.py":   "",
+		"pkg/tests/check_e2e.py":   "import subprocess, sys\n\n\nclass TestEndToEnd:\n    def test_trains(self):\n        subprocess.check_call([sys.executable, '-m', 'train'])\n",
+		"sub/setup.cfg":           "[metadata]\nname = sub\n\n[tool:pytest]\ntestpaths =\n    # the slow ones\n    slow\n",
+		"sub/slow/test_slow.py":   "import subprocess\n\n\ndef test_slow():\n    subprocess.run('accelerate launch x.py', shell=True)\n",
+		"sub/fast/test_fast.py":   "def test_fast():\n    assert 1\n",
+		"tox/tox.ini":             "[tox]\nenvlist = py\n\n[pytest]\npython_files = *_spec.py\n",
+		"tox/run_spec.py":         "import subprocess\n\n\ndef test_run():\n    subprocess.run(['python3', 'ppo_train.py'])\n",
+		"tox/test_not_collected.py": "import subprocess\n\n\ndef test_run():\n    subprocess.run(['python3', 'ppo_train.py'])\n",
+	}
+	writeFiles(t, repo, 0o644, files)
+	// hooked/ (a conftest that trains) is the diskRepo's: keep it out of these.
+	if err := os.RemoveAll(filepath.Join(repo, "hooked")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(repo, "tests")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "unit", ".venv", "pyvenv.cfg"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const launch = "starts training directly"
+	checkForms(t, repo, []struct{ cmd, want string }{
+		{"pytest", "runs checks/check_train.py"},
+		{"python3 -m pytest -q", launch},
+		{"pytest checks", launch},
+		{"pytest -k full_run", launch},
+		{"pytest --pyargs pkg", launch},
+		{"pytest pkg", launch},
+		{"pytest sub/slow", "accelerate launch"},
+		{"cd tox && pytest", launch},
+		{"uv run pytest -x", launch},
+	})
+	checkForms(t, repo, []struct{ cmd, want string }{
+		{"pytest unit && pytest -q unit/test_unit.py", "allow"},
+		{"pytest -k policy_shape", "allow"},
+		{"pytest --collect-only -q && pytest --co", "allow"},
+		{"pytest sub/fast", "allow"},
+		{"pytest --ignore=checks/check_train.py checks", "allow"},
+		{"pytest tox/test_not_collected.py --co", "allow"},
+	})
+	// Where it runs, the nearest configuration rules.
+	checkForms(t, filepath.Join(repo, "sub"), []struct{ cmd, want string }{{"pytest", "accelerate launch"}})
+	checkForms(t, filepath.Join(repo, "sub", "fast"), []struct{ cmd, want string }{{"pytest", "allow"}})
 }
