@@ -84,6 +84,7 @@ func (a *analyzer) foreign(code, lang string, sc *scope, depth int) {
 		}
 		i = j - 1
 	}
+	src = append(src, namedSpawns(code, lits, perlish)...)
 	if perlish {
 		for _, m := range quotedCmdRe().FindAllStringSubmatchIndex(code, -1) {
 			open := code[m[2]]
@@ -131,4 +132,99 @@ func closer(open byte) byte {
 		return '>'
 	}
 	return open
+}
+
+// spawnNameRe finds a call that starts a process given a name, not a
+// literal: execSync(cmd), spawn(prog, args), system($c), system(@cmd),
+// Perl's and Ruby's system $c / exec cmd without parentheses.
+var spawnNameRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[^\w$@.]|\.)(system|exec|execSync|execFile|execFileSync|spawn|spawnSync|popen|popen3|capture2|capture3|capture2e|passthru|shell_exec|proc_open)(?:\s*\(\s*|[ \t]+)([$@]?[A-Za-z_][A-Za-z0-9_]*)\s*(?:,\s*([$@]?[A-Za-z_][A-Za-z0-9_]*)\s*)?[,)\n;]`)
+})
+
+// namedSpawns lists the command lines that calls starting a process run
+// when they are given a name (a variable or a constant) assigned a
+// literal command earlier in the file: const cmd = "python train.py";
+// execSync(cmd), my @c = ("python", "train.py"); system(@c), Ruby's
+// cmd = "..."; system(cmd). A program name followed by a name assigned
+// a list of literals (spawn(py, args)) is an argument vector.
+func namedSpawns(code string, lits []lit, perlish bool) []string {
+	masked := blankComments(code, lits, perlish)
+	b := []byte(masked)
+	for _, l := range lits {
+		for i := l.start; i < l.end && i < len(b); i++ {
+			b[i] = ' '
+		}
+	}
+	masked = string(b)
+	var out []string
+	for _, m := range spawnNameRe().FindAllStringSubmatchIndex(masked, -1) {
+		name := masked[m[4]:m[5]]
+		switch name {
+		case "function", "async", "await", "new", "this", "self", "true", "false", "null", "nil", "undefined", "do", "if", "unless":
+			continue
+		}
+		if masked[m[3]] != '(' && !strings.HasPrefix(strings.TrimLeft(masked[m[3]:], " \t"), "(") && !perlish {
+			continue // JavaScript calls take parentheses
+		}
+		words := assignedLiterals(code, masked, lits, name, m[0])
+		if len(words) == 0 {
+			continue
+		}
+		if m[6] >= 0 {
+			words = append(words, assignedLiterals(code, masked, lits, masked[m[6]:m[7]], m[0])...)
+		}
+		if len(words) == 1 {
+			out = append(out, strings.TrimSpace(words[0].text))
+			continue
+		}
+		out = append(out, vector(words)...)
+	}
+	return out
+}
+
+// assignedLiterals is the literal value the last assignment of name
+// before pos gives it (const/let/var/my/our NAME = …, NAME = …): a
+// string, or the literals of a list ([…], (…), qw(…) words are not read)
+// up to the first element that is not one.
+func assignedLiterals(code, masked string, lits []lit, name string, pos int) []lit {
+	bare := strings.TrimLeft(name, "$@")
+	re := regexp.MustCompile(`(?m)(?:^|[;{]|\b(?:const|let|var|my|our)\s+)[ \t]*[$@]?` + regexp.QuoteMeta(bare) + `\s*=`)
+	best := -1
+	for _, m := range re.FindAllStringIndex(masked[:pos], -1) {
+		if m[1] < len(masked) && masked[m[1]] != '=' && masked[m[1]] != '~' {
+			best = m[1]
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	i := best
+	for i < len(code) && (code[i] == ' ' || code[i] == '\t') {
+		i++
+	}
+	list := i < len(code) && (code[i] == '[' || code[i] == '(')
+	if list {
+		i++
+	}
+	var out []lit
+	for _, l := range lits {
+		if l.start < i {
+			continue
+		}
+		if strings.Trim(code[i:l.start], " \t\r\n,") != "" {
+			break
+		}
+		out = append(out, l)
+		if !list {
+			break
+		}
+		i = l.end
+	}
+	if !list && len(out) == 1 {
+		// "python " + script: not a literal
+		if rest := strings.TrimLeft(code[out[0].end:], " \t"); rest != "" && !strings.ContainsAny(rest[:1], ";\n") {
+			return nil
+		}
+	}
+	return out
 }
