@@ -356,15 +356,15 @@ func TestProjectScripts(t *testing.T) {
 			"[tool.hatch.envs.default.scripts]\nsmoke = [\n  \"python3 -c 'print(1)'\",\n  \"torchrun --nproc_per_node 2 main.py\",\n]\ncov = \"pytest --cov\"\n\n" +
 			"[tool.pixi.tasks]\nfit4 = \"python3 train.py\"\nfmt = { cmd = \"ruff format .\" }\nrun-all = { cmd = \"echo ok\", depends-on = [\"fit4\"] }\n\n" +
 			"[tool.poe.tasks]\nlearn = { shell = \"python3 train.py && echo done\" }\ndocs = \"mkdocs build\"\n",
-		"tools/x.js": "console.log(1)\n",
-		"jobs.cron":  "# nightly\nSHELL=/bin/bash\n0 3 * * * cd " + "REPO" + " && python3 train.py --seed 7 >> log 2>&1\n",
-		"ok.cron":    "@daily " + "REPO" + "/tools/backup.sh\n",
+		"tools/x.js":       "console.log(1)\n",
+		"web/package.json": `{"scripts": {"all": "npm-run-all lint fit:*", "lint": "eslint .", "fit:a": "python3 ../train.py --seed 1", "fit:b": "echo b", "both": "concurrently -n w,t \"npm:watch\" \"npm:fit:*\"", "watch": "tsc -w", "seq": "run-s lint build", "build": "tsc", "dev": "concurrently \"npm:watch\" \"vite\"", "chain": "npm run lint && npm run fit:a"}}`,
+		"jobs.cron":        "# nightly\nSHELL=/bin/bash\n0 3 * * * cd " + "REPO" + " && python3 train.py --seed 7 >> log 2>&1\n",
+		"ok.cron":          "@daily " + "REPO" + "/tools/backup.sh\n",
 	}
 	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(repo, name), []byte(strings.ReplaceAll(body, "REPO", repo)), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		files[name] = strings.ReplaceAll(body, "REPO", repo)
 	}
+	writeFiles(t, repo, 0o644, files)
 	const launch = "starts training directly"
 	checkForms(t, repo, []struct{ cmd, want string }{
 		{"npm run fit", "runs the script fit (package.json)"},
@@ -386,6 +386,22 @@ func TestProjectScripts(t *testing.T) {
 		{"npx -c 'python3 train.py'", launch},
 		{"npm exec -- torchrun main.py", "torchrun"},
 		{"pnpm dlx accelerate launch main.py", "accelerate launch"},
+		{"cd web && npm run fit:a", launch},
+		{"cd web && npx npm-run-all fit:a", launch},
+		{"cd web && npm-run-all --parallel lint 'fit:*'", launch},
+		{"cd web && run-s lint fit:a", launch},
+		{"cd web && run-p -l lint fit:b fit:a", launch},
+		{"cd web && npm run all", launch},
+		{"cd web && npm run both", launch},
+		{"cd web && concurrently 'npm:watch' 'python3 ../train.py'", launch},
+		{"cd web && npx concurrently --kill-others \"npm run lint\" \"npm:fit:a\"", launch},
+		{"cd web && yarn run chain", launch},
+		{"cd web && bun run chain", launch},
+		{"cd web && pnpm chain", launch},
+		{"npm --prefix web run fit:a", launch},
+		{"yarn --cwd web fit:a", launch},
+		{"pnpm -C web run fit:a", launch},
+		{"npm run lint --prefix=web && npm run fit:a --prefix web", launch},
 		{"crontab jobs.cron", "installs cron jobs"},
 		{"echo '*/5 * * * * cd " + repo + " && torchrun main.py' | crontab -", "torchrun"},
 		{"(crontab -l; echo '@reboot python3 " + repo + "/train.py') | crontab -", "cannot verify"},
@@ -396,6 +412,9 @@ func TestProjectScripts(t *testing.T) {
 		{"uv run evalx && pdm run lint && hatch run cov && pixi run fmt && poe docs", "allow"},
 		{"uv run pytest -q && poetry run python3 tools/constraints.py && pdm run python3 evaluate.py", "allow"},
 		{"crontab -l && crontab ok.cron && crontab -r", "allow"},
+		{"cd web && npm-run-all lint build && run-s lint build && run-p watch build && npm run seq && npm run dev", "allow"},
+		{"cd web && concurrently 'npm:watch' 'vite' && npx concurrently -k \"npm:lint\" \"npm:build\" && npm run fit:b", "allow"},
+		{"npm --prefix web run lint && yarn --cwd web build && pnpm -C web run seq", "allow"},
 	})
 }
 

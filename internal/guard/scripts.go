@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -18,19 +20,34 @@ import (
 // task runs is judged as the command's own; a console script's entry
 // point (train:main) runs as from train import main; main() would.
 func (a *analyzer) projectTasks(name string, args []string, exact []bool, text string, sc *scope, depth int) {
+	files := []string{"pyproject.toml", "pixi.toml"}
+	dirs := sc.dirs
+	if name == "npm" || name == "yarn" || name == "pnpm" || name == "bun" {
+		files = []string{"package.json"}
+		var prefix string
+		var ok bool
+		if prefix, args, exact, ok = packageDir(args, exact); !ok {
+			a.opaque(prefix, "the directory whose package.json "+name+" reads", text, sc)
+			return
+		}
+		if prefix != "" {
+			dirs = nil
+			for _, d := range sc.dirs {
+				if d != "" || filepath.IsAbs(prefix) {
+					dirs = append(dirs, resolve(prefix, d))
+				}
+			}
+		}
+	}
 	task, at := taskName(name, args)
 	if task == "" || !exact[at] || a.noDisk {
 		return
 	}
 	// Outside every repository nothing is read: the fast path stays fast.
-	if a.settled != nil && a.settled(call{argv: []string{name}, exact: []bool{true}, dirs: sc.dirs}) {
+	if a.settled != nil && a.settled(call{argv: []string{name}, exact: []bool{true}, dirs: dirs}) {
 		return
 	}
-	files := []string{"pyproject.toml", "pixi.toml"}
-	if name == "npm" || name == "yarn" || name == "pnpm" || name == "bun" {
-		files = []string{"package.json"}
-	}
-	for _, d := range sc.dirs {
+	for _, d := range dirs {
 		if d == "" {
 			continue
 		}
@@ -59,6 +76,125 @@ func (a *analyzer) projectTasks(name string, args []string, exact []bool, text s
 			}
 		}
 	}
+}
+
+// packageDir takes out of a package manager's arguments the directory it
+// runs in (npm --prefix DIR, -C DIR; yarn --cwd DIR; pnpm -C DIR, --dir
+// DIR), and returns the rest; ok is false, with the word, when that
+// directory cannot be resolved.
+func packageDir(args []string, exact []bool) (dir string, rest []string, restExact []bool, ok bool) {
+	for i := 0; i < len(args); i++ {
+		opt, val, hasVal := strings.Cut(args[i], "=")
+		switch opt {
+		case "--prefix", "-C", "--cwd", "--dir":
+			n := 1
+			if !hasVal {
+				if i+1 >= len(args) {
+					break
+				}
+				val, n = args[i+1], 2
+				if !exact[i+1] {
+					return val, nil, nil, false
+				}
+			} else if !exact[i] {
+				return args[i], nil, nil, false
+			}
+			dir = val
+			rest = append(append([]string{}, args[:i]...), args[i+n:]...)
+			restExact = append(append([]bool{}, exact[:i]...), exact[i+n:]...)
+			args, exact = rest, restExact
+			i--
+		}
+	}
+	return dir, args, exact, true
+}
+
+// runAll follows npm-run-all, run-s, run-p and concurrently: the
+// package.json scripts their patterns name (fit, 'fit:*', and
+// concurrently's npm:fit) run as npm run would run them, and
+// concurrently's other arguments are command lines.
+func (a *analyzer) runAll(name string, args []string, exact []bool, text string, sc *scope, depth int) {
+	inner := sc.with(sc.dirs)
+	inner.stdin = input{}
+	inner.via = chain(sc.via, quote(text)+" runs")
+	valued := " --max-parallel --npm-path -n --names -c --prefix-colors -p --prefix -s --success --restart-tries --restart-after -t --timestamp-format -l --prefix-length -m --max-processes --default-input-target --names-separator --teardown --hide "
+	if name != "concurrently" {
+		valued = " --max-parallel --npm-path "
+	}
+	for i := 1; i < len(args); i++ {
+		arg := args[i]
+		switch {
+		case arg == "--":
+			return // the rest are arguments for the scripts
+		case strings.HasPrefix(arg, "-"):
+			if !strings.Contains(arg, "=") && strings.Contains(valued, " "+arg+" ") {
+				i++
+			}
+			continue
+		case !exact[i]:
+			a.opaque(arg, "what "+name+" runs", text, sc)
+			continue
+		}
+		pattern := arg
+		if name == "concurrently" {
+			runner, script, ok := strings.Cut(arg, ":")
+			if !ok || runner != "npm" && runner != "yarn" && runner != "pnpm" && runner != "bun" || strings.ContainsAny(runner, " \t") {
+				a.source(arg, depth+1, inner)
+				continue
+			}
+			pattern = script
+		}
+		// A pattern may carry the script's arguments: "fit -- --seed 1".
+		f := strings.Fields(pattern)
+		if len(f) == 0 {
+			continue
+		}
+		for _, s := range a.matchScripts(f[0], sc.dirs) {
+			a.source("npm run "+shellQuote(s)+" "+strings.Join(f[1:], " "), depth+1, inner)
+		}
+	}
+}
+
+// matchScripts is the names of package.json's scripts that an
+// npm-run-all pattern matches (* within one :-separated part, ** across
+// them), in the nearest package.json of each directory; the pattern
+// itself when it has no wildcard.
+func (a *analyzer) matchScripts(pattern string, dirs []string) []string {
+	if !strings.Contains(pattern, "*") || a.noDisk {
+		return []string{pattern}
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		_, data := findUp(d, "package.json")
+		var pkg struct {
+			Scripts map[string]string `json:"scripts"`
+		}
+		if data == "" || json.Unmarshal([]byte(data), &pkg) != nil {
+			continue
+		}
+		for n := range pkg.Scripts {
+			if scriptMatch(pattern, n) && !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// scriptMatch matches a script's name against an npm-run-all pattern.
+func scriptMatch(pattern, name string) bool {
+	if strings.Contains(pattern, "**") {
+		prefix, _, _ := strings.Cut(pattern, "**")
+		return strings.HasPrefix(name, prefix)
+	}
+	m, _ := path.Match(strings.ReplaceAll(pattern, ":", "/"), strings.ReplaceAll(name, ":", "/"))
+	return m
 }
 
 // A taskCmd is what a task runs: a command line, or a console script's

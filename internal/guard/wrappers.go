@@ -439,6 +439,9 @@ func (a *analyzer) unwrap(name string, args []string, exact []bool, text string,
 			}
 		}
 		return step{done: true}, true
+	case "npm-run-all", "npm-run-all2", "run-s", "run-p", "concurrently":
+		a.runAll(name, args, exact, text, sc, depth)
+		return step{done: true}, true
 	case "crontab":
 		a.crontab(args, exact, text, sc, depth)
 		return step{done: true}, true
