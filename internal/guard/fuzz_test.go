@@ -189,15 +189,23 @@ func FuzzScriptOnDisk(f *testing.F) {
 	f.Add("[project.scripts]\na = \"train:main\"\n[tool.pdm.scripts]\na = {composite = [\"b\", \"python3 train.py\"]}\nb = \"a\"\n[tool.pdm.scripts.c]\ncall = \"x:y\"\n[tool.hatch.envs.default.scripts]\na = [\n  \"torchrun x.py\",\n]\n[tool.pixi.tasks]\na = { cmd = [\"python3\", \"train.py\"], depends-on = [\"a\"] }\nb = '''\nmulti\n'''\n")
 	f.Add("SHELL=/bin/bash\n# c\n*/5 * * * * cd /r && python3 train.py % in\n@reboot torchrun x.py\n1 2\n")
 	f.Add("mod a\nmod? b 'c/d'\nmod e \"x.just\"\nmod\n")
+	f.Add("[pytest]\ntestpaths =\n    # c\n    tests\npython_files = test_*.py *_check.py\n[tool:pytest]\nnorecursedirs = .* build\n[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\n")
+	f.Add("import subprocess\n\n\n@pytest.fixture\ndef f():\n    pass\n\n\nclass TestX:\n    def test_a(self):\n        subprocess.run(['python3', 'train.py'])\n")
+	f.Add("const cmd = \"python3 train.py\";\nexecSync(cmd);\nmy @c = ('a', 'b'); system(@c);\ncmd = 'x'\nsystem cmd\nspawn(py, args)\n")
+	f.Add(`{"scripts": {"a": "npm-run-all b 'c:*'", "b": "concurrently npm:c:x 'python3 train.py'", "c:x": "run-s a"}}`)
 	root := f.TempDir()
 	if err := os.MkdirAll(filepath.Join(root, ".rlxp"), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "tests"), 0o755); err != nil {
 		f.Fatal(err)
 	}
 	if err := os.MkdirAll(filepath.Join(root, ".git", "hooks"), 0o755); err != nil {
 		f.Fatal(err)
 	}
 	names := []string{"x.py", "x.sh", "tox.ini", "tox.toml", "noxfile.py", "tasks.py", "dodo.py", "Snakefile", "x.js", "x.pl", "x.rb",
-		"package.json", "pyproject.toml", "pixi.toml", "jobs.cron", "justfile", "a.just", ".git/hooks/post-commit"}
+		"package.json", "pyproject.toml", "pixi.toml", "jobs.cron", "justfile", "a.just", ".git/hooks/post-commit",
+		"pytest.ini", "setup.cfg", "conftest.py", "tests/test_x.py"}
 	f.Fuzz(func(t *testing.T, body string) {
 		for _, n := range names {
 			if err := os.WriteFile(filepath.Join(root, n), []byte(body), 0o644); err != nil {
@@ -210,5 +218,6 @@ func FuzzScriptOnDisk(f *testing.F) {
 		}
 		checkDecision(t, g.Decide("python3 x.py && bash x.sh && tox && tox -c tox.toml && nox && invoke a && doit && snakemake", root))
 		checkDecision(t, g.Decide("node x.js && perl x.pl && ruby x.rb && npm run a && pdm run a && hatch run a && pixi run a && uv run a && poe a && crontab jobs.cron && git commit -m x && just a b && just $X", root))
+		checkDecision(t, g.Decide("pytest && pytest -k a --co tests && python3 -m pytest --pyargs tests && npm-run-all a 'c:*' && concurrently npm:b 'x y' && npm --prefix . run a", root))
 	})
 }
