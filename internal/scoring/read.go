@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -50,6 +51,8 @@ func sizeOf(path string) int64 {
 type resolved struct {
 	rel, path, shown string
 	format           metrics.Format
+	// picked says why one of a pattern's several matches is the source.
+	picked string
 }
 
 func (rd reader) resolve(sr SeedRun, name string) (resolved, error) {
@@ -106,6 +109,13 @@ func (rd reader) match(pattern resolved, template string, vars map[string]string
 	case 1:
 		return matches[0], nil
 	}
+	if i, ok := latestCheckpoint(found); ok {
+		m := matches[i]
+		others := append(slices.Clone(shown[:i]), shown[i+1:]...)
+		m.picked = fmt.Sprintf("the pattern %s matches %d checkpoints' trainer_state.json: scored the latest, %s, whose log_history holds the earlier ones' (%s)",
+			pattern.shown, len(found), m.shown, strings.Join(others, ", "))
+		return m, nil
+	}
 	return resolved{}, fmt.Errorf("%s: the pattern matches %d files (%s): a source must be one file; narrow the pattern", pattern.shown, len(found), strings.Join(shown, ", "))
 }
 
@@ -115,6 +125,8 @@ type seedsRead struct {
 	files  []SourceFile
 	// unended says, per source, that its content shows an unended run.
 	unended []string
+	// notes are warnings for the entry: which match of a pattern was read.
+	notes []string
 	// reached is, per seed, the furthest step of the series read (-1
 	// when none has a point).
 	reached []int64
@@ -125,7 +137,7 @@ type seedsRead struct {
 func (rd reader) readSeeds(seeds []SeedRun, specs []metricSpec) (seedsRead, error) {
 	values := make([][]score.SeedValue, len(specs))
 	var files []SourceFile
-	var unended []string
+	var unended, notes []string
 	var reached []int64
 	// A tag missing from every seed is a wrong name, not a failed run.
 	missing := make([]int, len(specs))
@@ -166,6 +178,9 @@ func (rd reader) readSeeds(seeds []SeedRun, specs []metricSpec) (seedsRead, erro
 			files = append(files, got.file)
 			if got.unended != "" {
 				unended = append(unended, fmt.Sprintf("seed %d: %s", sr.Seed, got.unended))
+			}
+			if got.picked != "" {
+				notes = append(notes, fmt.Sprintf("seed %d: %s", sr.Seed, got.picked))
 			}
 			for k, i := range idx {
 				aggs[i], paths[i] = got.aggs[k], got.file.Path
@@ -208,7 +223,7 @@ func (rd reader) readSeeds(seeds []SeedRun, specs []metricSpec) (seedsRead, erro
 			return seedsRead{}, errors.New(msg + "; check the contract's metric names with 'rlxp metrics inspect'")
 		}
 	}
-	return seedsRead{values, files, unended, reached}, nil
+	return seedsRead{values, files, unended, notes, reached}, nil
 }
 
 type hashResult struct {
@@ -222,6 +237,8 @@ type sourceRead struct {
 	file SourceFile
 	aggs []aggregate
 	col  *score.Collector
+	// picked says why a pattern's match was read (resolved.picked).
+	picked string
 	// unended says where the file shows that its run had not ended, ""
 	// when it does not; only a partial score gets this far with one.
 	unended string
@@ -272,7 +289,7 @@ func (rd reader) readSource(sr SeedRun, name string, specs []metricSpec) (source
 			if err != nil {
 				return sourceRead{}, err
 			}
-			out := sourceRead{file: file, col: score.NewCollector(), unended: unended}
+			out := sourceRead{file: file, col: score.NewCollector(), unended: unended, picked: src.picked}
 			out.file.Format, out.file.SHA256, out.file.Points = cs.Format, cs.SHA256, cs.Points
 			for _, t := range cs.Tags {
 				out.col.Want(t)
@@ -369,7 +386,7 @@ func (rd reader) readSource(sr SeedRun, name string, specs []metricSpec) (source
 		return sourceRead{}, err
 	}
 	file.Format, file.SHA256, file.Points = string(info.Format), dg.sum, info.Points
-	out := sourceRead{file: file, col: col.Collector, unended: unended}
+	out := sourceRead{file: file, col: col.Collector, unended: unended, picked: src.picked}
 	for _, a := range aggs {
 		out.aggs = append(out.aggs, a)
 		cs.Aggs = append(cs.Aggs, remember(a))

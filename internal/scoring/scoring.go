@@ -205,6 +205,7 @@ func Read(ctx context.Context, s Spec) (*Scored, error) {
 		sc.body.Runs = append(sc.body.Runs, sr.RunDir)
 	}
 	sc.problems, sc.notes = evidence(s.Repo.Root, seeds, files, s.Runs)
+	sc.notes = append(sc.notes, got.notes...)
 	sc.problems = append(sc.problems, resumed(s.Repo.Root, files, tagsBySource(specs))...)
 	heldProblems, heldNotes := held(seeds)
 	sc.problems, sc.notes = append(sc.problems, heldProblems...), append(sc.notes, heldNotes...)
