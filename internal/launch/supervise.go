@@ -60,9 +60,9 @@ func Supervise(ctx context.Context, in io.Reader, handshake io.WriteCloser, stde
 		return fail(fmt.Errorf("find the rlxp binary for the shepherds: %w", err))
 	}
 	p := job.Plan
-	var held func(context.Context) []string
+	var holder Holder
 	if hold != nil {
-		if held, err = hold(p); err != nil {
+		if holder, err = hold(p); err != nil {
 			return fail(err)
 		}
 	}
@@ -84,15 +84,20 @@ func Supervise(ctx context.Context, in io.Reader, handshake io.WriteCloser, stde
 	sv := &supervisor{exe: exe, stderr: stderr, live: map[int]bool{}, keep: keep}
 	stopReaping := sv.reap()
 	defer stopReaping()
-	if held != nil {
+	var held func(context.Context) []string
+	w := &watch{}
+	if holder != nil {
 		// The check runs programs (git) and waits for them itself: the
 		// reaper, which reaps any child, pauses meanwhile.
-		check := held
 		held = func(ctx context.Context) []string {
 			sv.reaping.Lock()
 			defer sv.reaping.Unlock()
-			return check(ctx)
+			return holder.Changes(ctx)
 		}
+		// The watch starts before the first check: an edit made after
+		// it and undone before the end is seen.
+		w = sv.watchPinned(ctx, p.Root, holder)
+		defer w.close()
 	}
 
 	groups := gpuGroups(p)
@@ -104,6 +109,7 @@ func Supervise(ctx context.Context, in io.Reader, handshake io.WriteCloser, stde
 	// One check of the pin holds the runs that start together; a run
 	// that waited for a slot is checked again.
 	var changes []string
+	var checkedAt time.Time
 	checked := false
 	for i := range recs {
 		var gpus []string
@@ -129,9 +135,14 @@ func Supervise(ctx context.Context, in io.Reader, handshake io.WriteCloser, stde
 		rec := &recs[i]
 		rec.StartedAt = now().UTC().Format(time.RFC3339)
 		if held != nil && !checked {
+			checkedAt = time.Now()
 			changes, checked = held(ctx), true
 		}
+		from := checkedAt
 		err := holdStart(p, rec, held != nil, changes)
+		if rec.Held != nil {
+			rec.Held.Watch = w.watching()
+		}
 		if err == nil {
 			err = makeRunDir(p.Root, p.Runs[i].RunDir)
 		}
@@ -152,7 +163,7 @@ func Supervise(ctx context.Context, in io.Reader, handshake io.WriteCloser, stde
 		go func() {
 			defer wg.Done()
 			sv.watch(ctx, p, rec, sh, now)
-			checkEnd(ctx, rec, held, now)
+			checkEnd(ctx, rec, held, w.between(from, time.Now()), now)
 			save(rec)
 			slots <- gpus
 		}()
@@ -162,11 +173,21 @@ func Supervise(ctx context.Context, in io.Reader, handshake io.WriteCloser, stde
 	return nil
 }
 
-// A Hold makes the check a plan's runs are held to: each call of the
-// function it returns names every difference between what the runs would
-// run now and the approval the plan was confirmed under (Plan.Approved).
-// It fails when that approval is no longer the one in force.
-type Hold func(p *Plan) (func(context.Context) []string, error)
+// A Hold makes the check a plan's runs are held to. It fails when the
+// approval the plan was confirmed under (Plan.Approved) is no longer the
+// one in force.
+type Hold func(p *Plan) (Holder, error)
+
+// A Holder holds runs to an approval: each call of Changes names every
+// difference between what the runs would run now and the approval; Paths
+// are the files it pins, by absolute path, watched while the runs run.
+type Holder interface {
+	Changes(ctx context.Context) []string
+	Paths(ctx context.Context) ([]string, error)
+}
+
+// maxWatches bounds the directories a supervisor watches (watchLimit).
+const maxWatches = 8192
 
 // An UnapprovedError is a run not started because what it would run is
 // not what was approved.
@@ -196,19 +217,43 @@ const endCheckTimeout = 5 * time.Minute
 
 // checkEnd recomputes the pin of a run whose processes have all ended:
 // a file it read late (a module imported lazily, a config read at step
-// N) that was edited while it ran is named. It runs even when the
-// supervisor was told to stop.
-func checkEnd(ctx context.Context, rec *runs.Record, held func(context.Context) []string, now func() time.Time) {
+// N) that was edited while it ran is named. So is each pinned file the
+// watch saw changed while it ran (seen), edited and undone before the end
+// included, unless the recomputation names it already. It runs even when
+// the supervisor was told to stop.
+func checkEnd(ctx context.Context, rec *runs.Record, held func(context.Context) []string, seen []string, now func() time.Time) {
 	if held == nil || rec.Held == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), endCheckTimeout)
 	defer cancel()
 	rec.Held.Changes = held(ctx)
+	named := map[string]bool{}
+	for _, c := range rec.Held.Changes {
+		p, _, _ := strings.Cut(c, ": ")
+		named[p] = true
+	}
+	for _, c := range seen {
+		if p, _, _ := strings.Cut(c, ": "); !named[p] {
+			rec.Held.Changes = append(rec.Held.Changes, c)
+		}
+	}
 	rec.Held.End = now().UTC().Format(time.RFC3339)
 	if len(rec.Held.Changes) > 0 {
 		appendLog(rec.Log, "[rlxp] changed since approval when the run ended: "+strings.Join(rec.Held.Changes, "; "))
 	}
+}
+
+// watchPinned watches the files the approval pins; a watch that cannot be
+// kept says why (Held.Watch).
+func (sv *supervisor) watchPinned(ctx context.Context, root string, h Holder) *watch {
+	sv.reaping.Lock()
+	paths, err := h.Paths(ctx)
+	sv.reaping.Unlock()
+	if err != nil {
+		return &watch{note: fmt.Sprintf("not watched: %v", err)}
+	}
+	return watchFiles(root, paths, watchLimit(maxWatches))
 }
 
 // A supervisor holds what its runs share: the binary its shepherds run and

@@ -4,7 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/rlxp/rlxp/internal/approval"
 	"github.com/rlxp/rlxp/internal/launch"
@@ -69,9 +74,53 @@ func (h *Held) Changes(ctx context.Context) []string {
 	return stale(h.r, approval.Book{Records: []approval.Record{h.rec}}, e, now, err)
 }
 
+// Paths are the files the approval pins, by absolute path, for the watch
+// the supervisor keeps on them while the runs run: the files git tracks
+// in the code's scope, and those the approved material names (the files
+// the commands name, tracked changes, untracked files, the files the run
+// reads). rlxp's own state is not among them.
+func (h *Held) Paths(ctx context.Context) ([]string, error) {
+	var m Material
+	if err := json.Unmarshal(h.rec.Plan, &m); err != nil {
+		return nil, fmt.Errorf("read the material of %s's approval: %w", h.rec.Subject, err)
+	}
+	root := h.r.Root
+	set := map[string]bool{}
+	add := func(p string) {
+		if p = filepath.ToSlash(p); p != "" && !isState(p) {
+			set[filepath.Join(root, p)] = true
+		}
+	}
+	for p := range m.Files {
+		add(p)
+	}
+	for p := range m.Reads {
+		add(p)
+	}
+	ad, err := Adapter(h.r)
+	if err != nil {
+		return nil, err
+	}
+	g, err := openGit(ctx, root, ad)
+	if err != nil {
+		return nil, err
+	}
+	if g.in {
+		// ls-files names paths relative to root, ../ included.
+		out, err := git(ctx, root, append([]string{"ls-files", "-z", "--"}, g.scope.specs...)...)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range strings.Split(string(out), "\x00") {
+			add(p)
+		}
+	}
+	return slices.Sorted(maps.Keys(set)), nil
+}
+
 // HoldPlan is launch.Hold: the approval a confirmed plan's runs are held
 // to, which must still be the one the plan was confirmed under.
-func HoldPlan(p *launch.Plan) (func(context.Context) []string, error) {
+func HoldPlan(p *launch.Plan) (launch.Holder, error) {
 	r, err := state.Open(p.Root, p.Root)
 	if err != nil {
 		return nil, err
@@ -83,5 +132,5 @@ func HoldPlan(p *launch.Plan) (func(context.Context) []string, error) {
 	if h.Digest() != p.Approved {
 		return nil, fmt.Errorf("experiment %s was approved again since its plan was confirmed; confirm the new plan", p.Experiment)
 	}
-	return h.Changes, nil
+	return h, nil
 }

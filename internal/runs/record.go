@@ -85,8 +85,14 @@ type Held struct {
 	// empty until the run has ended and been checked.
 	Start string `json:"start,omitempty"`
 	End   string `json:"end,omitempty"`
-	// Changes name each difference from the approval, as the gate names them.
+	// Changes name each difference from the approval, as the gate names
+	// them, and each pinned file the supervisor's watch saw written,
+	// created, deleted or renamed while the run ran.
 	Changes []string `json:"changes,omitempty"`
+	// Watch says what the watch covered ("5000 pinned files in 250
+	// directories"), or why there was none ("not watched: …"): then an
+	// edit made and undone while the run ran is not seen.
+	Watch string `json:"watch,omitempty"`
 }
 
 // Ended says whether the run has an end time recorded.
