@@ -438,7 +438,7 @@ func (a *assembler) tags() {
 			if i, ok := idx[t.tag]; ok {
 				x := &a.rep.Tags[i]
 				if t.eval {
-					x.Role = evalPathRole(x.Role)
+					x.Role = evalPathRole(t.tag, x.Role)
 				}
 				if rank(t.conf) > rank(x.Confidence) {
 					x.Confidence, x.Backend = t.conf, t.backend
@@ -451,7 +451,9 @@ func (a *assembler) tags() {
 			}
 			role := tagRole(t.tag)
 			if t.eval {
-				role = evalPathRole(role)
+				role = evalPathRole(t.tag, role)
+			} else if r, ok := valueTagRole(t); ok {
+				role = r
 			}
 			idx[t.tag] = len(a.rep.Tags)
 			a.rep.Tags = append(a.rep.Tags, Tag{Tag: t.tag, Backend: t.backend, Role: role, Output: out, Confidence: t.conf,

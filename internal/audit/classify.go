@@ -111,8 +111,11 @@ func tagRole(tag string) string {
 // evalPathRole is the role of a tag logged in an evaluation path (a
 // function named evaluate, eval_*, test_*, validation_*): a reward, a
 // loss or another statistic measured there is held out; a guardrail kind
-// stays what it is.
-func evalPathRole(role string) string {
+// stays what it is, and so does the time the evaluation took.
+func evalPathRole(tag, role string) string {
+	if timingTag(tag) && !isRewardTag(tag) {
+		return role
+	}
 	switch role {
 	case roleTrainReward, roleOther, "loss":
 		return roleEval

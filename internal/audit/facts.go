@@ -55,6 +55,7 @@ type tagHit struct {
 	text    string
 	conf    Confidence
 	eval    bool // logged in an evaluation path (def evaluate(): ...)
+	train   bool // logged in a training step (def train_step(): ...)
 }
 
 // An outHit is a file or directory the code writes.

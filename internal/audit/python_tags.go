@@ -20,8 +20,9 @@ func (p *pyScan) tag(tag, backend string, off int, conf Confidence) {
 			return
 		}
 	}
+	fn := enclosingFunc(p.s, off)
 	p.f.tags = append(p.f.tags, tagHit{tag: tag, backend: backend, line: p.t.lineOf(off), text: snippet(p.t.line(off)), conf: conf,
-		eval: evalFunc(enclosingFunc(p.s, off))})
+		eval: evalFunc(fn), train: trainFunc(fn)})
 }
 
 // literalEnough reports a tag pattern with enough written text to find
@@ -543,7 +544,9 @@ func enclosingFunc(s string, off int) string {
 		l := s[ls:end]
 		t := strings.TrimLeft(l, " \t")
 		end = ls - 1
-		if t == "" || t[0] == '#' || len(l)-len(t) >= indent {
+		// A closing bracket ends a header or call spread over lines
+		// (def f(\n    a,\n):), not the block.
+		if t == "" || t[0] == '#' || t[0] == ')' || t[0] == ']' || t[0] == '}' || len(l)-len(t) >= indent {
 			continue
 		}
 		indent = len(l) - len(t)
