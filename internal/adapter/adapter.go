@@ -30,6 +30,9 @@ type Adapter struct {
 	Config   struct {
 		Default  string `json:"default"`
 		Override string `json:"override"` // how one parameter is passed, with {name} and {value}
+		// List, when set, passes parameters as items of one option that
+		// takes several values (--hyperparams a:1 b:2).
+		List *List `json:"list"`
 	} `json:"config"`
 	Metrics struct {
 		Sources map[string]Source `json:"sources"`
@@ -103,6 +106,7 @@ func check(c schema.Checker, f *document.File) (*Adapter, []*document.Error, err
 			errs = append(errs, &document.Error{Path: f.Path, Line: l, Col: c, Field: strings.Join(field, "."), Msg: err.Error()})
 		}
 	}
+	errs = append(errs, checkList(f, &a)...)
 	return &a, errs, nil
 }
 
@@ -143,21 +147,38 @@ func Expand(template string, vars map[string]string) (string, error) {
 }
 
 // Params renders parameters for a command line with the override
-// template, e.g. "--set {name}={value}", each value shell-quoted.
+// template, e.g. "--set {name}={value}", each value shell-quoted. The
+// parameters config.list takes are items of its one option instead, in
+// one group where the first of them stands: an option of several values
+// (argparse nargs="+") given twice keeps only its last list.
 func (a *Adapter) Params(names []string, values map[string]string) (string, error) {
-	if len(names) == 0 {
-		return "", nil
-	}
-	if a.Config.Override == "" {
-		return "", fmt.Errorf("config.override is empty: adapter.yaml does not say how to pass parameters")
-	}
-	var parts []string
+	var parts, items []string
+	group := -1
 	for _, n := range names {
-		p, err := Expand(a.Config.Override, map[string]string{"name": ShellQuote(n), "value": ShellQuote(values[n])})
+		vars := map[string]string{"name": ShellQuote(n), "value": ShellQuote(values[n])}
+		if l := a.Config.List; l.Takes(n) {
+			p, err := Expand(l.Item, vars)
+			if err != nil {
+				return "", fmt.Errorf("config.list.item: %w", err)
+			}
+			if group < 0 {
+				group = len(parts)
+				parts = append(parts, "")
+			}
+			items = append(items, p)
+			continue
+		}
+		if a.Config.Override == "" {
+			return "", fmt.Errorf("config.override is empty: adapter.yaml does not say how to pass parameter %s", n)
+		}
+		p, err := Expand(a.Config.Override, vars)
 		if err != nil {
 			return "", fmt.Errorf("config.override: %w", err)
 		}
 		parts = append(parts, p)
+	}
+	if group >= 0 {
+		parts[group] = a.Config.List.Flag + " " + strings.Join(items, " ")
 	}
 	return strings.Join(parts, " "), nil
 }

@@ -34,7 +34,7 @@ func OwnPreflight(ctx context.Context, in Input, seed, runs int, live bool) (bui
 	ct, ad := in.Contract.Contract, in.Adapter
 	rep, err := builtin.Run(ctx, builtin.Input{
 		Root: in.Repo.Root, Command: cmd, Seed: seed, RunDir: runDir, Runs: runs,
-		Python: ad.Runtime.Python, Config: ad.Config.Default, Override: ad.Config.Override,
+		Python: ad.Runtime.Python, Config: ad.Config.Default, Override: ad.Config.Override, List: ad.Config.List,
 		HeldOut: ct.Evaluation.Seeds, GPUsPerRun: ct.Hardware.GPUsPerRun, Nodes: ct.Hardware.Nodes, Ports: ad.Runtime.Ports,
 		Live: live, Env: os.Environ(),
 	}, builtin.Profiles()...)

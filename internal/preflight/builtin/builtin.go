@@ -21,6 +21,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 
+	"github.com/rlxp/rlxp/internal/adapter"
 	"github.com/rlxp/rlxp/internal/document"
 	"github.com/rlxp/rlxp/internal/preflight"
 )
@@ -61,6 +62,8 @@ type Input struct {
 	// and Override how one parameter is passed ("--set {name}={value}").
 	Config   string
 	Override string
+	// List passes parameters as items of one option (adapter config.list).
+	List *adapter.List
 	// HeldOut are the evaluation seeds a training run must not use.
 	HeldOut []int
 	// GPUsPerRun is the contract's GPUs per node and Nodes its nodes.

@@ -239,7 +239,7 @@ func optionsOf(args []string) []string {
 // k=v arguments of a Hydra or OmegaConf program.
 func overridesRule(t *Target) []Finding {
 	setOpt := ""
-	if f := strings.Fields(t.Override); len(f) == 2 && strings.HasPrefix(f[0], "-") && strings.HasPrefix(f[1], "{name}=") {
+	if f := strings.Fields(t.Override); len(f) == 2 && strings.HasPrefix(f[0], "-") && strings.HasPrefix(f[1], "{name}=") && (t.List == nil || t.List.Flag != f[0]) {
 		setOpt = f[0]
 	}
 	var fs []Finding
@@ -247,6 +247,11 @@ func overridesRule(t *Target) []Finding {
 		p := t.program(e)
 		dotlist := p != nil && (slices.Contains(p.Parsers, "hydra") || slices.Contains(p.Parsers, "omegaconf"))
 		var keys []string
+		if l := t.List; l != nil && l.Separator() == "=" {
+			// key=value items of the list's option (--set a=1 b=2); the
+			// zoo's key:value ones are its profile's.
+			keys = append(keys, l.Keys(e.Args)...)
+		}
 		for i, a := range e.Args {
 			switch {
 			case setOpt != "" && a == setOpt && i+1 < len(e.Args):
