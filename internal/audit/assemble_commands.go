@@ -774,8 +774,9 @@ func rlNamed(e EntryPoint) bool {
 }
 
 // docRank says how close to its humans a document is: the root README,
-// then the docs' start pages (the page itself, then the pages of its
-// folder), the other docs, other READMEs, and release notes last.
+// then the docs' start pages (the page itself, a root page named as one,
+// then the pages of its folder; the root's other pages rank with these),
+// the other docs, other READMEs, and release notes last.
 func docRank(p string) int {
 	base := strings.ToLower(path.Base(p))
 	for _, w := range []string{"changelog", "changes", "history", "news", "release"} {
@@ -785,8 +786,14 @@ func docRank(p string) int {
 		}
 	}
 	switch {
-	case !strings.Contains(p, "/"):
+	case !strings.Contains(p, "/") && strings.HasPrefix(base, "readme"):
 		return 1
+	case !strings.Contains(p, "/") && startPage(base):
+		return 2
+	case !strings.Contains(p, "/"):
+		// The root's other pages (contributing, agent instructions)
+		// speak to those who change the code, after the start pages.
+		return 3
 	case inDocs(p) && startPage(path.Base(p)):
 		return 2
 	case inDocs(p) && startPage(path.Dir(p)):

@@ -37,3 +37,50 @@ func TestAlgorithmOption(t *testing.T) {
 		})
 	}
 }
+
+// TestRootReadmeFirst: the root README's way to train beats a command in
+// another root page (agent instructions, contributing notes), even a
+// more concrete one; a root page named as a start page beats the docs'.
+func TestRootReadmeFirst(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{{
+		name: "README over AGENTS.md",
+		files: map[string]string{
+			"README.md": "# Lab\n\n```bash\nlab run spec.json spec_name train\n```\n",
+			"AGENTS.md": "# Notes\n\n```bash\nuv run lab specs/ppo.json ppo_cartpole train\n```\n",
+		},
+		want: "lab run ",
+	}, {
+		name: "a root quick start over the docs' pages",
+		files: map[string]string{
+			"README.md":        "# Lab\n\nSee QUICKSTART.md.\n",
+			"QUICKSTART.md":    "```bash\npython train.py --env CartPole-v1\n```\n",
+			"docs/advanced.md": "```bash\npython train_dist.py --env CartPole-v1\n```\n",
+		},
+		want: "python train.py ",
+	}} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			files := map[string]string{
+				"pyproject.toml": "[project]\nname = \"lab\"\n[project.scripts]\nlab = \"lab.cli:main\"\n",
+				"lab/cli.py":     "import gymnasium as gym\n\n\ndef main():\n    env = gym.make('CartPole-v1')\n    env.step(0)\n",
+				"train.py":       "import argparse\nimport gymnasium as gym\np = argparse.ArgumentParser()\nargs = p.parse_args()\nenv = gym.make('x')\nenv.step(0)\nloss.backward()\n",
+				"train_dist.py":  "import argparse\nimport gymnasium as gym\np = argparse.ArgumentParser()\nargs = p.parse_args()\nenv = gym.make('x')\nenv.step(0)\nloss.backward()\n",
+			}
+			for k, v := range c.files {
+				files[k] = v
+			}
+			writeTree(t, dir, files)
+			r, err := Run(context.Background(), dir, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := r.Adapter.Commands["train"]; !strings.HasPrefix(got, c.want) {
+				t.Errorf("commands.train = %q, want it to start %q", got, c.want)
+			}
+		})
+	}
+}
