@@ -464,6 +464,7 @@ func (a *assembler) tags() {
 		a.rep.Tags[i].Evidence = sortEvidence(a.rep.Tags[i].Evidence, 3)
 	}
 	a.frameworkTags(idx)
+	a.episodeTags(idx)
 	sort.SliceStable(a.rep.Tags, func(i, j int) bool {
 		ri, rj := roleOrder(a.rep.Tags[i].Role), roleOrder(a.rep.Tags[j].Role)
 		if ri != rj {

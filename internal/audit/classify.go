@@ -82,7 +82,7 @@ func guardWhy(kind string) string {
 	}
 	switch kind {
 	case "task_term":
-		return "a task-tracking reward term"
+		return "one term of the training reward (task tracking or a penalty)"
 	}
 	return ""
 }

@@ -37,7 +37,10 @@ type Profile struct {
 		Eval  []string `yaml:"eval"`
 		Train []string `yaml:"train"`
 	} `yaml:"tags"`
-	Guardrails []struct {
+	// EpisodeKeys is the prefix the framework logs the keys of an
+	// environment's extras["episode"] dict under (rsl_rl: Episode/).
+	EpisodeKeys string `yaml:"episode_keys"`
+	Guardrails  []struct {
 		Tag  string `yaml:"tag"`
 		Kind string `yaml:"kind"`
 	} `yaml:"guardrails"`
