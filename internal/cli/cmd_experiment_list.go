@@ -33,7 +33,7 @@ func newExperimentListCmd() *Command {
 			if err != nil {
 				return err
 			}
-			set, err := workspace.Experiments(r)
+			set, err := workspace.ExperimentsScored(r)
 			if err != nil {
 				return err
 			}
@@ -45,7 +45,7 @@ func newExperimentListCmd() *Command {
 			}
 			rows := [][]string{}
 			for _, e := range set.Experiments {
-				rows = append(rows, []string{e.ID, e.Status, e.ApprovalState(), e.Category, e.Describe()})
+				rows = append(rows, []string{e.ID, e.Shown(), e.ApprovalState(), e.Category, e.Describe()})
 			}
 			printTable(env, []string{"ID", "STATUS", "APPROVAL", "CATEGORY", "CHANGES"}, rows)
 			return nil
@@ -75,7 +75,7 @@ func newExperimentShowCmd() *Command {
 			if err != nil {
 				return err
 			}
-			set, err := workspace.Experiments(r)
+			set, err := workspace.ExperimentsScored(r)
 			if err != nil {
 				return err
 			}

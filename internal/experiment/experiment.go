@@ -45,6 +45,8 @@ type Experiment struct {
 	// hand, is never read and is dropped when the file is next written.
 	Approval  *contract.Approval `json:"approval,omitempty" yaml:"-"`
 	Rejection *Rejection         `json:"rejection,omitempty" yaml:"rejection,omitempty"`
+	// Scoring comes from the ledger (Set.UseLedger); nil when unscored.
+	Scoring *Scoring `json:"scoring,omitempty" yaml:"-"`
 }
 
 // A Rejection records who turned an experiment down and why.

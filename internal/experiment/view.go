@@ -19,6 +19,9 @@ const ViewSchema = "rlxp.experiment/v1"
 type View struct {
 	Schema string `json:"schema,omitempty"`
 	*Experiment
+	// Status is what the experiment shows (Shown): "scored" once the
+	// ledger holds a valid score of it, its stored status until then.
+	Status        string         `json:"status"`
 	Params        map[string]any `json:"params"`
 	ApprovalState string         `json:"approval_state"`
 	Digest        string         `json:"digest"`
@@ -26,7 +29,7 @@ type View struct {
 
 // View is e as JSON, with the schema field.
 func (e *Experiment) View() View {
-	return View{ViewSchema, e, e.ParamMap(), e.ApprovalState(), e.Digest()}
+	return View{ViewSchema, e, e.Shown(), e.ParamMap(), e.ApprovalState(), e.Digest()}
 }
 
 // Views are the experiments as JSON, without a schema field each.
@@ -68,7 +71,10 @@ func SeedList(seeds []int) string {
 func (e *Experiment) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "experiment  %s\n", e.ID)
-	fmt.Fprintf(&b, "status      %s (approval %s)\n", e.Status, e.ApprovalState())
+	fmt.Fprintf(&b, "status      %s (approval %s)\n", e.Shown(), e.ApprovalState())
+	if sc := e.Scoring; sc != nil {
+		fmt.Fprintf(&b, "scored      %d ledger entries (%d valid, %d of them partial); latest #%d: %s\n", sc.Entries, sc.Valid, sc.Partial, sc.Latest, sc.Verdict)
+	}
 	if e.Category != "" {
 		fmt.Fprintf(&b, "category    %s\n", e.Category)
 	}

@@ -59,7 +59,7 @@ func TestDescribeAndText(t *testing.T) {
 func TestViews(t *testing.T) {
 	e := &Experiment{ID: "a", Status: Proposed, Params: yaml.MapSlice{{Key: "lr", Value: 0.01}}}
 	v := e.View()
-	want := View{ViewSchema, e, map[string]any{"lr": 0.01}, contract.Unapproved, e.Digest()}
+	want := View{ViewSchema, e, Proposed, map[string]any{"lr": 0.01}, contract.Unapproved, e.Digest()}
 	if d := cmp.Diff(want, v); d != "" {
 		t.Errorf("View (-want +got):\n%s", d)
 	}

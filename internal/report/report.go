@@ -215,6 +215,7 @@ func Build(in Input) (*Report, error) {
 		return nil, err
 	}
 	latest := latestEntries(in.Ledger)
+	in.Experiments.UseLedger(in.Ledger)
 	rep.Experiments = experiments(in.Experiments, rep.Runs, latest)
 	rep.Budget = budgetOf(c, in.Experiments, spend)
 	rep.Leaderboard = leaderboard(c, in.Ledger, in.LedgerCheck, latest)
@@ -411,7 +412,7 @@ func latestEntries(entries []ledger.Entry) map[string]ledger.Entry {
 func experiments(set *experiment.Set, rs []Run, latest map[string]ledger.Entry) []Experiment {
 	out := []Experiment{}
 	for _, e := range set.Experiments {
-		x := Experiment{ID: e.ID, Status: e.Status, Approval: e.ApprovalState(), Category: e.Category, Hypothesis: e.Hypothesis,
+		x := Experiment{ID: e.ID, Status: e.Shown(), Approval: e.ApprovalState(), Category: e.Category, Hypothesis: e.Hypothesis,
 			Changes: []string{}, Seeds: e.Seeds}
 		if x.Seeds == nil {
 			x.Seeds = []int{}

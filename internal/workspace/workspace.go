@@ -7,7 +7,9 @@ package workspace
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/rlxp/rlxp/internal/approval"
@@ -16,6 +18,7 @@ import (
 	"github.com/rlxp/rlxp/internal/diagnose"
 	"github.com/rlxp/rlxp/internal/experiment"
 	"github.com/rlxp/rlxp/internal/launch"
+	"github.com/rlxp/rlxp/internal/ledger"
 	"github.com/rlxp/rlxp/internal/probe"
 	"github.com/rlxp/rlxp/internal/runs"
 	"github.com/rlxp/rlxp/internal/schema/validate"
@@ -54,6 +57,23 @@ func Experiments(r *state.Repo) (*experiment.Set, error) {
 	if err := approval.Apply(r, nil, set); err != nil {
 		return nil, err
 	}
+	return set, nil
+}
+
+// ExperimentsScored is Experiments with what the ledger says of each
+// (experiment.Set.UseLedger): the entries whose chain verifies.
+func ExperimentsScored(r *state.Repo) (*experiment.Set, error) {
+	set, err := Experiments(r)
+	if err != nil {
+		return nil, err
+	}
+	// A missing ledger is one with no entries: nothing scored yet.
+	data, err := os.ReadFile(r.Path(state.Ledger))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("read %s: %w", r.Show(state.Ledger), err)
+	}
+	entries, _ := ledger.Load(r.Show(state.Ledger), data)
+	set.UseLedger(entries)
 	return set, nil
 }
 
