@@ -140,7 +140,8 @@ func TestBatchScript(t *testing.T) {
 	p.Backend, p.WallClock, p.Nodes = runs.Slurm, "1h30m59s", 2
 	p.Slurm = &Slurm{Partition: "gpu", QOS: "normal"}
 	p.Runs[0].Command = "python train.py --name 'it''s'"
-	got := p.BatchScript("r0", 0, "/repo/.rlxp/runs")
+	p.Approved = "sha256:ab"
+	got := p.BatchScript("r0", 0, "/repo/.rlxp/runs", "/opt/rlxp bin/rlxp")
 	want := `#!/bin/bash
 #SBATCH --job-name=rlxp-r0
 #SBATCH --output=/repo/.rlxp/runs/r0/log
@@ -156,9 +157,11 @@ export RLXP_SEED=0
 export RLXP_RUN_DIR=runs/lr-0.05/seed0
 export NNODES=2
 export NODE_RANK=0
+'/opt/rlxp bin/rlxp' supervise --hold r0 || exit 3
 echo '[rlxp] run r0: python train.py --name '\''it'\'''\''s'\'''
 bash -c 'python train.py --name '\''it'\'''\''s'\'''
 status=$?
+'/opt/rlxp bin/rlxp' supervise --hold r0 --end
 echo "[rlxp] run r0 ended: exit status $status"
 exit $status
 `
@@ -231,14 +234,15 @@ func TestSubmitSlurmRemovesUnsubmitted(t *testing.T) {
 		}
 		return []byte("41\n"), nil, nil
 	})
-	jobs, err := SubmitSlurm(context.Background(), c, p, ids, dir)
+	p.Approved = "sha256:ab"
+	jobs, err := SubmitSlurm(context.Background(), c, p, ids, dir, "/opt/rlxp")
 	if err == nil || !strings.Contains(err.Error(), "Invalid partition") {
 		t.Fatalf("SubmitSlurm error = %v, want the refusal", err)
 	}
 	if d := cmp.Diff([]string{"41"}, jobs); d != "" {
 		t.Errorf("jobs (-want +got):\n%s", d)
 	}
-	if rec, err := runs.Read(runs.Path(dir, "r0")); err != nil || rec.JobID != "41" {
+	if rec, err := runs.Read(runs.Path(dir, "r0")); err != nil || rec.JobID != "41" || rec.Held == nil || rec.Held.Approval != "sha256:ab" {
 		t.Errorf("submitted run: %+v, %v", rec, err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "r1")); !errors.Is(err, os.ErrNotExist) {

@@ -15,8 +15,12 @@ import (
 
 // BatchScript is the sbatch script of run i: the scheduler enforces the
 // wall-clock allowance (--time), and the script brackets the run's output
-// with the same [rlxp] lines the local supervisor writes.
-func (p *Plan) BatchScript(id string, i int, runsDir string) string {
+// with the same [rlxp] lines the local supervisor writes. A plan under an
+// approval is held to it on the compute node: rlxp (exe, the launching
+// binary, which the node reaches at the same path, as it reaches the
+// repository) recomputes the pin before the command runs, and nothing
+// runs when it changed, and again after it ended.
+func (p *Plan) BatchScript(id string, i int, runsDir, exe string) string {
 	r := p.Runs[i]
 	var b strings.Builder
 	b.WriteString("#!/bin/bash\n")
@@ -42,9 +46,16 @@ func (p *Plan) BatchScript(id string, i int, runsDir string) string {
 		k, v, _ := strings.Cut(kv, "=")
 		fmt.Fprintf(&b, "export %s=%s\n", k, adapter.ShellQuote(v))
 	}
+	hold := fmt.Sprintf("%s supervise --hold %s", adapter.ShellQuote(exe), id)
+	if p.Approved != "" {
+		fmt.Fprintf(&b, "%s || exit 3\n", hold)
+	}
 	fmt.Fprintf(&b, "echo %s\n", adapter.ShellQuote(fmt.Sprintf("[rlxp] run %s: %s", id, r.Command)))
 	fmt.Fprintf(&b, "bash -c %s\n", adapter.ShellQuote(r.Command))
 	b.WriteString("status=$?\n")
+	if p.Approved != "" {
+		fmt.Fprintf(&b, "%s --end\n", hold)
+	}
 	fmt.Fprintf(&b, "echo \"[rlxp] run %s ended: exit status $status\"\n", id)
 	b.WriteString("exit $status\n")
 	return b.String()
@@ -62,7 +73,7 @@ func slurmTime(d time.Duration) string {
 // (--dependency=afterany). It returns the job ids submitted, in order; the
 // records are updated with theirs. When a submission fails, the records of
 // the runs not submitted are removed: they never started.
-func SubmitSlurm(ctx context.Context, c *slurm.Client, p *Plan, ids []string, runsDir string) (jobs []string, err error) {
+func SubmitSlurm(ctx context.Context, c *slurm.Client, p *Plan, ids []string, runsDir, exe string) (jobs []string, err error) {
 	defer func() {
 		if err != nil {
 			removeRecords(runsDir, ids[len(jobs):])
@@ -70,8 +81,15 @@ func SubmitSlurm(ctx context.Context, c *slurm.Client, p *Plan, ids []string, ru
 	}()
 	for i, id := range ids {
 		script := filepath.Join(runsDir, id, "job.sh")
-		if err := os.WriteFile(script, []byte(p.BatchScript(id, i, runsDir)), 0o755); err != nil {
+		if err := os.WriteFile(script, []byte(p.BatchScript(id, i, runsDir, exe)), 0o755); err != nil {
 			return jobs, fmt.Errorf("write %s: %w", script, err)
+		}
+		if p.Approved != "" {
+			// The job holds the run to this approval on its node, from
+			// the moment it may start.
+			if err := holdTo(runsDir, id, p.Approved); err != nil {
+				return jobs, err
+			}
 		}
 		var args []string
 		if n := max(p.Concurrency, 1); i >= n {
@@ -92,6 +110,16 @@ func SubmitSlurm(ctx context.Context, c *slurm.Client, p *Plan, ids []string, ru
 		}
 	}
 	return jobs, nil
+}
+
+// holdTo records the approval a run is held to.
+func holdTo(runsDir, id, approval string) error {
+	rec, err := runs.Read(runs.Path(runsDir, id))
+	if err != nil {
+		return err
+	}
+	rec.Held = &runs.Held{Approval: approval}
+	return runs.Write(runsDir, rec)
 }
 
 // Refresh fills in, from the scheduler, how Slurm runs without a recorded

@@ -99,7 +99,11 @@ func (s Start) Run(ctx context.Context) ([]Launched, []string, error) {
 		}
 		return out, nodes, nil
 	case runs.Slurm:
-		jobs, err := SubmitSlurm(ctx, slurm.New(), p, ids, s.RunsDir)
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, nil, fmt.Errorf("find the rlxp binary for the jobs: %w", err)
+		}
+		jobs, err := SubmitSlurm(ctx, slurm.New(), p, ids, s.RunsDir, exe)
 		for i, job := range jobs {
 			out[i].State, out[i].JobID = "submitted", job
 		}

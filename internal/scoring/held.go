@@ -37,7 +37,7 @@ func held(seeds []SeedRun) (problems, notes []string) {
 
 func whyUnheld(backend string) string {
 	if backend == runs.Slurm {
-		return "Slurm runs are checked at launch only"
+		return "its Slurm job ended before the check at its end: a time limit, a cancel, or a job submitted by an older rlxp"
 	}
 	return "no supervisor recorded the check"
 }

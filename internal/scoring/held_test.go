@@ -32,7 +32,7 @@ func TestHeld(t *testing.T) {
 		t.Errorf("problems (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{
-		"seed 3: run r3 was not checked against its approval when it ended (Slurm runs are checked at launch only): an edit while it ran is not seen",
+		"seed 3: run r3 was not checked against its approval when it ended (its Slurm job ended before the check at its end: a time limit, a cancel, or a job submitted by an older rlxp): an edit while it ran is not seen",
 		"seed 4: run r4 was not checked against its approval when it ended (no supervisor recorded the check): an edit while it ran is not seen",
 	}, notes); diff != "" {
 		t.Errorf("notes (-want +got):\n%s", diff)
