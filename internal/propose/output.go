@@ -59,8 +59,16 @@ func (res Result) WriteText(w io.Writer, file string, dryRun bool, table func(he
 	if res.Best != nil {
 		fmt.Fprintf(w, "best so far: %s (%s, %s)\n", res.Best.Experiment, res.Best.Summary(), res.Best.Verdict)
 	}
-	fmt.Fprintf(w, "budget: %d runs and %.2f GPU-hours left", res.Budget.RunsLeft, res.Budget.GPUHoursLeft)
-	if len(res.Proposals) > 0 {
+	cpu := res.Budget.CPUOnly
+	if cpu {
+		fmt.Fprintf(w, "budget: %d runs left, on CPU", res.Budget.RunsLeft)
+	} else {
+		fmt.Fprintf(w, "budget: %d runs and %.2f GPU-hours left", res.Budget.RunsLeft, res.Budget.GPUHoursLeft)
+	}
+	switch {
+	case len(res.Proposals) > 0 && cpu:
+		fmt.Fprintf(w, "; these proposals reserve %d runs once approved", res.Budget.RunsProposed)
+	case len(res.Proposals) > 0:
 		fmt.Fprintf(w, "; these proposals reserve %d runs and %.2f GPU-hours once approved", res.Budget.RunsProposed, res.Budget.GPUHoursProposed)
 	}
 	fmt.Fprintln(w)
@@ -75,7 +83,11 @@ func (res Result) WriteText(w io.Writer, file string, dryRun bool, table func(he
 		fmt.Fprintf(w, "  seeds       %s, wall-clock %s per run\n", experiment.SeedList(e.Seeds), e.WallClock)
 		fmt.Fprintf(w, "  category    %s\n", e.Category)
 		fmt.Fprintf(w, "  hypothesis  %s\n", e.Hypothesis)
-		fmt.Fprintf(w, "  cost        %d runs, ~%.2f GPU-hours, ~%s elapsed (%.2f GPU-hours reserved)\n", c.Runs, c.GPUHours, c.Elapsed, c.ReservedGPUHours)
+		if cpu {
+			fmt.Fprintf(w, "  cost        %d runs, ~%s elapsed\n", c.Runs, c.Elapsed)
+		} else {
+			fmt.Fprintf(w, "  cost        %d runs, ~%.2f GPU-hours, ~%s elapsed (%.2f GPU-hours reserved)\n", c.Runs, c.GPUHours, c.Elapsed, c.ReservedGPUHours)
+		}
 		fmt.Fprintf(w, "  basis       %s\n", c.Basis)
 	}
 	if pl := res.Plan; pl != nil {

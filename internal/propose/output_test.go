@@ -23,6 +23,9 @@ func round() Result {
 func TestWriteText(t *testing.T) {
 	plan := round()
 	plan.Plan = &Plan{Metric: "m", Rungs: []Rung{{Configs: 2, WallClock: "5m", Runs: 6, GPUHours: 0.5}, {Configs: 1, WallClock: "10m", Runs: 3, GPUHours: 0.5}}, Runs: 9, GPUHours: 1}
+	cpu := round()
+	cpu.Budget = Room{RunsLeft: 9, RunsProposed: 3, CPUOnly: true}
+	cpu.Proposals[0].Cost = Cost{Runs: 3, Elapsed: "20m0s", Basis: "2 finished runs of baseline"}
 	empty := Result{Strategy: SpaceFilling, Why: "nothing scored", Proposals: []Proposal{}, Reason: "the budget is spent"}
 	tests := []struct {
 		name   string
@@ -43,6 +46,27 @@ lr-up (proposed)
   category    hyperparameter
   hypothesis  faster
   cost        3 runs, ~0.25 GPU-hours, ~20m0s elapsed (0.50 GPU-hours reserved)
+  basis       2 finished runs of baseline
+
+note: a note
+
+wrote 1 proposed experiment to E; none is approved
+next: a human reviews each with 'rlxp experiment show ID'
+      and approves it with 'rlxp experiment approve ID' (or rejects it with 'rlxp experiment reject ID')
+`,
+	}, {
+		name: "a contract with no GPUs speaks of runs alone",
+		res:  cpu,
+		want: `strategy: local (a best so far)
+best so far: baseline (m 480±12, n=3, baseline)
+budget: 9 runs left, on CPU; these proposals reserve 3 runs once approved
+
+lr-up (proposed)
+  params      lr=0.02
+  seeds       0,1,2, wall-clock 10m per run
+  category    hyperparameter
+  hypothesis  faster
+  cost        3 runs, ~20m0s elapsed
   basis       2 finished runs of baseline
 
 note: a note

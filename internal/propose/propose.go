@@ -81,6 +81,9 @@ type Room struct {
 	GPUHoursLeft     float64 `json:"gpu_hours_left"`
 	RunsProposed     int     `json:"runs_proposed"`
 	GPUHoursProposed float64 `json:"gpu_hours_proposed"`
+	// CPUOnly says the contract approves no GPUs: runs are the budget,
+	// GPU-hours are always zero and not worth a word.
+	CPUOnly bool `json:"cpu_only,omitempty"`
 }
 
 // A Proposal is an experiment to write with status proposed, and what it
@@ -129,6 +132,7 @@ func Propose(in Input) (Result, error) {
 	}
 	res.Budget.RunsLeft = max(0, p.budget.RunsLeft())
 	res.Budget.GPUHoursLeft = math.Max(0, roundHours(p.budget.GPUHoursLeft()))
+	res.Budget.CPUOnly = p.c.Hardware.GPUsPerRun == 0 && p.c.Budget.GPUHours == 0
 	for _, pr := range res.Proposals {
 		res.Budget.RunsProposed += pr.Cost.Runs
 		res.Budget.GPUHoursProposed += pr.Cost.ReservedGPUHours
