@@ -36,6 +36,11 @@ func baseSink(callee string) (sink, bool) {
 	case last == "log_scalar" && strings.Contains(callee, "."):
 		// torchrl and BenchMARL loggers: logger.log_scalar(name, value, step)
 		return sink{t: key, backend: "logger"}, true
+	case (last == "logkv" || last == "logkv_mean" || last == "record_tabular" || last == "log_stat") && strings.HasSuffix(lower, "logger."+last):
+		// Key-value loggers: OpenAI Baselines' and rllab's module
+		// loggers (logger.logkv("eprewmean", v), logger.record_tabular),
+		// PyMARL's (self.logger.log_stat("loss", v, t)).
+		return sink{t: key, backend: "logger"}, true
 	case last == "log" && (strings.Contains(lower, "wandb") || strings.HasSuffix(callee, ".experiment.log")):
 		// A Weights & Biases run, also as a Lightning or torchrl
 		// logger's experiment.
@@ -121,7 +126,8 @@ func (fl *flow) derive() {
 					return true
 				}
 				switch name {
-				case "add_scalar", "scalar", "log_metric", "log_scalar", "record", "record_mean", "log", "log_metrics":
+				case "add_scalar", "scalar", "log_metric", "log_scalar", "record", "record_mean", "log", "log_metrics",
+					"logkv", "logkv_mean", "record_tabular", "log_stat":
 					return true
 				}
 				return false
@@ -472,12 +478,23 @@ func (fl *flow) emit(f *facts, sk sink, c pyCall, attrs map[string]string) {
 		return
 	}
 	var keys []dictKey
+	d := fl.defAt(f, c.off)
 	if sk.dict {
 		keys = fl.dictKeys(f, arg, c.off, 3)
 	} else if k, ok := stringValue(arg); ok && tagKey(k) {
 		keys = []dictKey{{k, c.off}}
+	} else if a := strings.TrimSpace(arg); isName(a) {
+		// A name the function assigns a string above the call, or one of
+		// two (prefix = "test_" if test_mode else ""): each value is a
+		// part of the tag the sink completes.
+		head := f.src[:c.off]
+		if d != nil {
+			head = f.src[d.body:c.off]
+		}
+		for _, v := range assignedStrings(head, a) {
+			keys = append(keys, dictKey{v, c.off})
+		}
 	}
-	d := fl.defAt(f, c.off)
 	eval := d != nil && evalFunc(d.name)
 	tx := fl.text(f)
 	for _, k := range keys {
@@ -885,4 +902,35 @@ func (fl *flow) nestedKeys(key string) []string {
 		}
 	}
 	return out
+}
+
+// assignedStrings are the values of the nearest assignment to name in
+// head: a string literal, or both of a conditional's string literals
+// ("test_" if test_mode else "").
+func assignedStrings(head, name string) []string {
+	at := -1
+	for i := strings.LastIndex(head, name+" = "); i >= 0; i = strings.LastIndex(head[:i], name+" = ") {
+		if i == 0 || !isIdent(head[i-1]) && head[i-1] != '.' {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return nil
+	}
+	expr, _, _ := strings.Cut(head[at+len(name+" = "):], "\n")
+	expr = strings.TrimSpace(expr)
+	if v, ok := stringValue(expr); ok {
+		return []string{v}
+	}
+	i, j := strings.Index(expr, " if "), strings.LastIndex(expr, " else ")
+	if i < 0 || j < i {
+		return nil
+	}
+	a, okA := stringValue(expr[:i])
+	b, okB := stringValue(expr[j+len(" else "):])
+	if !okA || !okB {
+		return nil
+	}
+	return []string{a, b}
 }

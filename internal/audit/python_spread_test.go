@@ -41,3 +41,23 @@ func TestSpreadDictKeys(t *testing.T) {
 		})
 	}
 }
+
+// TestKeyValueLoggers: a key-value logger's literal keys are tags
+// (logger.logkv("eprewmean", v)), and a wrapper's prefix given as a name
+// assigned one of two strings above the call logs both tags.
+func TestKeyValueLoggers(t *testing.T) {
+	got := fileTags(t, "from baselines import logger\nlogger.logkv('eprewmean', m)\nlogger.record_tabular(\"fps\", f)\n"+
+		"self.logger.log_stat(\"epsilon\", e, t)\nlogger.logkv('Episode reward', m)\n")
+	want := map[string]string{"eprewmean": "logger", "fps": "logger", "epsilon": "logger", "Episode reward": "logger"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("tags (-want +got):\n%s", diff)
+	}
+	flow := flowTags(t, map[string]string{
+		"runner.py": "class Runner:\n    def run(self, test_mode=False):\n        log_prefix = \"test_\" if test_mode else \"\"\n" +
+			"        self._log(self.returns, log_prefix)\n        other = make()\n        self._log(self.returns, other)\n\n" +
+			"    def _log(self, returns, prefix):\n        self.logger.log_stat(prefix + \"return_mean\", mean(returns), self.t)\n",
+	})
+	if diff := cmp.Diff(map[string]bool{"test_return_mean": false, "return_mean": false}, flow); diff != "" {
+		t.Errorf("flow tags (-want +got):\n%s", diff)
+	}
+}

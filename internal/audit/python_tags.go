@@ -52,6 +52,11 @@ var tagCalls = []struct{ lit, backend string }{
 	{"logger.record_mean(", "sb3"},
 	{"mlflow.log_metric(", "mlflow"},
 	{"self.log(", "lightning"},
+	// key-value loggers (OpenAI Baselines, rllab, PyMARL)
+	{"logger.logkv(", "logger"},
+	{"logger.logkv_mean(", "logger"},
+	{"logger.record_tabular(", "logger"},
+	{"logger.log_stat(", "logger"},
 }
 
 // dictCalls take a dict of tags to values as their first argument, or
