@@ -3,7 +3,9 @@ package pin
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -74,6 +76,57 @@ func benchCompute(b *testing.B, train string, sitePkgs int) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := Compute(ctx, root, ad, ".rlxp/adapter.yaml", e); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkStampVenv stamps a virtual environment of 50,000 files in 250
+// installed packages (and their metadata): the part of every gate, check
+// and launch that format 4 added, alone.
+func BenchmarkStampVenv(b *testing.B) {
+	files := map[string]string{".venv/pyvenv.cfg": "home = /usr/bin\n"}
+	for i := 0; i < 50000; i++ {
+		pkg := i % 250
+		files[fmt.Sprintf(".venv/lib/python3.12/site-packages/p%d/sub%d/m%d.py", pkg, i/250%10, i)] = "z"
+		files[fmt.Sprintf(".venv/lib/python3.12/site-packages/p%d-1.0.dist-info/RECORD", pkg)] = "r"
+	}
+	root := writeTree(b, files)
+	ad := &adapter.Adapter{}
+	none := func(string) (string, bool) { return "", false }
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var m Material
+		if err := m.pinInstalled(root, root, ad, none); err != nil {
+			b.Fatal(err)
+		}
+		if len(m.Stamps) != 500 {
+			b.Fatalf("stamped %d entries, want 500", len(m.Stamps))
+		}
+	}
+}
+
+// BenchmarkStampSite stamps the site-packages directory $RLXP_BENCH_SITE
+// names (a real environment, such as one holding torch), entry by entry
+// as pinInstalled does.
+func BenchmarkStampSite(b *testing.B) {
+	site := os.Getenv("RLXP_BENCH_SITE")
+	if site == "" {
+		b.Skip("RLXP_BENCH_SITE names no site-packages directory to stamp")
+	}
+	entries, err := os.ReadDir(site)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var jobs []stampJob
+	for _, e := range entries {
+		jobs = append(jobs, stampJob{key: e.Name(), path: filepath.Join(site, e.Name())})
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := stampAll(jobs); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -6,7 +6,9 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -279,12 +281,13 @@ func stampAll(jobs []stampJob) ([]string, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			w := stampWalker{files: &files}
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(jobs) {
 					return
 				}
-				out[i], errs[i] = stampTree(jobs[i], &files)
+				out[i], errs[i] = stampTree(jobs[i], &w)
 			}
 		}()
 	}
@@ -299,9 +302,8 @@ func stampAll(jobs []stampJob) ([]string, error) {
 
 // stampTree digests the stat of every file under a job's path (a file, a
 // directory, or a symbolic link to either, which is followed), leaving
-// out __pycache__ and .git directories. files counts the files stamped
-// by every job, against stampLimit.
-func stampTree(j stampJob, files *atomic.Int64) (string, error) {
+// out __pycache__ and .git directories.
+func stampTree(j stampJob, w *stampWalker) (string, error) {
 	h := sha256.New()
 	root := j.path
 	if st, err := os.Lstat(root); err == nil && st.Mode()&fs.ModeSymlink != 0 {
@@ -310,19 +312,42 @@ func stampTree(j stampJob, files *atomic.Int64) (string, error) {
 			root = r
 		}
 	}
-	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+	var err error
+	if st, serr := os.Stat(root); serr == nil && st.IsDir() {
+		err = w.dir(h, root, j.skip)
+	} else {
+		err = walkStamps(h, root, j.skip, w.files)
+	}
+	if errors.Is(err, errStampLimit) {
+		return "", fmt.Errorf("the Python environments and the directories they import from hold more than %d files (%s); the gate cannot pin them", stampLimit, j.path)
+	}
+	if err != nil {
+		return "", err
+	}
+	return "stat:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// errStampLimit is stampTree's cue to name the job over stampLimit.
+var errStampLimit = errors.New("over the stamp limit")
+
+// walkStamps writes to h, with filepath.WalkDir, a line per file below
+// root (or root itself when a file): its path relative to root and its
+// stamp, in lexical order. stampWalker.dir writes the same lines faster where
+// the system allows.
+func walkStamps(h hash.Hash, root, skip string, files *atomic.Int64) error {
+	return filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
 			fmt.Fprintf(h, "%s\x00unreadable\n", strings.TrimPrefix(p, root))
 			return nil
 		}
 		if e.IsDir() {
-			if p != root && (e.Name() == "__pycache__" || e.Name() == ".git" || p == j.skip) {
+			if p != root && (e.Name() == "__pycache__" || e.Name() == ".git" || p == skip) {
 				return filepath.SkipDir
 			}
 			return nil
 		}
 		if files.Add(1) > stampLimit {
-			return fmt.Errorf("the Python environments and the directories they import from hold more than %d files (%s); the gate cannot pin them", stampLimit, j.path)
+			return errStampLimit
 		}
 		fi, err := e.Info()
 		if err != nil {
@@ -333,10 +358,6 @@ func stampTree(j stampJob, files *atomic.Int64) (string, error) {
 		fmt.Fprintf(h, "%s\x00%s\n", rel, stamp(fi))
 		return nil
 	})
-	if err != nil {
-		return "", err
-	}
-	return "stat:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // stamp is a file's mode and its identity and change stamps (size,

@@ -1,0 +1,5 @@
+package pin
+
+import "syscall"
+
+const sysFstatat = syscall.SYS_NEWFSTATAT
