@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/rlxp/rlxp/internal/digest"
@@ -82,10 +83,17 @@ type cachedSource struct {
 	Unfinished  string `json:"unfinished,omitempty"`
 }
 
-// aggCacheName names the entry for reading a file as format for specs.
-func aggCacheName(format metrics.Format, specs []metricSpec) string {
+// aggCacheName names the entry for reading the file at path as format for
+// specs. The path is part of it: what a reader checks may rest on the
+// file's name as well as its bytes (a trainer_state.json's global_step
+// against its checkpoint-N directory), and renaming a directory leaves
+// the change stamps of the files in it as they were.
+func aggCacheName(path string, format metrics.Format, specs []metricSpec) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", aggCacheVersion, metrics.ReaderVersion, format)
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00", aggCacheVersion, metrics.ReaderVersion, format, path)
 	for _, sp := range specs {
 		fmt.Fprintf(h, "%q %q %d %d\x00", sp.name, sp.aggregate, sp.n, sp.step)
 	}

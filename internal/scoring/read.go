@@ -282,7 +282,7 @@ func (rd reader) readSource(sr SeedRun, name string, specs []metricSpec) (source
 	file := SourceFile{Seed: sr.Seed, Source: name, Path: rel, Launched: sr.Run != "" && within(r.Root, sr.RunDir, rel)}
 	before, _ := os.Stat(path)
 	regularFile := before != nil && before.Mode().IsRegular()
-	cacheName := aggCacheName(src.format, specs)
+	cacheName := aggCacheName(path, src.format, specs)
 	if regularFile {
 		if cs, ok := rd.cachedRead(path, before, cacheName, specs); ok {
 			unended, err := rd.unended(shown, cs)
