@@ -321,6 +321,11 @@ func pyImports(stmts, code string) []pyImport {
 					}
 					imp := pyImport{module: f[0], names: attributes(code, alias)}
 					imp.bare = len(imp.names) == 0
+					// import pkg … pkg.sub.main(): the names read from
+					// pkg.sub are read through the alias.
+					for _, n := range imp.names {
+						imp.aliases = append(imp.aliases, alias+"."+n)
+					}
 					out = append(out, imp)
 				}
 			}
