@@ -86,7 +86,7 @@ func (a *analyzer) code(code string, python bool, sc *scope, depth int) {
 				src = append(src, "python -m "+shellQuote(m))
 			}
 		}
-		defer a.imports(code, code, sc.dirs, sc, depth+1)
+		defer a.imports(code, code, sc.dirs, sc, depth+1, false)
 		if runsSource(code) {
 			for _, l := range lits {
 				switch before := strings.TrimRight(code[:l.start], " \t"); {

@@ -32,7 +32,7 @@ func (a *analyzer) python(text, path string, names []string, main bool, sc *scop
 			a.source(s, depth, sc)
 		}
 	}
-	a.imports(body, text, append([]string{filepath.Dir(path)}, sc.dirs...), sc, depth)
+	a.imports(body, text, append([]string{filepath.Dir(path)}, sc.dirs...), sc, depth, true)
 	a.recordCodeWrites(body, true, sc)
 }
 
@@ -391,7 +391,23 @@ func entryName(n string) bool {
 // module found in dirs is followed: the code it runs at import time, and
 // the functions taken from it.
 // The attributes read from a module are looked for in all of code.
-func (a *analyzer) imports(stmts, code string, dirs []string, sc *scope, depth int) {
+//
+// In a file (called), a name taken with from … import counts only when
+// the code that may run uses it beyond the import: a module that
+// imports the trainer's entry point for a function nobody calls (a
+// test importing helpers from a trainer script) runs nothing by it.
+func (a *analyzer) imports(stmts, code string, dirs []string, sc *scope, depth int, called bool) {
+	uses := ""
+	if called {
+		var b strings.Builder
+		for _, line := range logicalLines(stmts) {
+			t := strings.TrimSpace(line)
+			if !strings.HasPrefix(t, "from ") && !strings.HasPrefix(t, "import ") {
+				b.WriteString(line + "\n")
+			}
+		}
+		uses = b.String()
+	}
 	for _, imp := range pyImports(stmts, code) {
 		mod := imp.module
 		base := dirs
@@ -415,6 +431,9 @@ func (a *analyzer) imports(stmts, code string, dirs []string, sc *scope, depth i
 			if mod == "" || a.localModule(mod+"."+n, base) != "" {
 				attrs := attributes(code, imp.aliases[k])
 				subs = append(subs, pyImport{module: strings.TrimPrefix(mod+"."+n, "."), names: attrs, bare: len(attrs) == 0})
+				continue
+			}
+			if called && !imp.bare && k < len(imp.aliases) && n != "*" && !mentions(uses, imp.aliases[k]) {
 				continue
 			}
 			names = append(names, n)
