@@ -315,10 +315,33 @@ func asksHelp(n []string) bool {
 		return false
 	}
 	limit := 3
-	if len(n) > 1 && n[1] == "-m" {
+	switch {
+	case len(n) > 1 && n[1] == "-m":
 		limit = 4
+	case scheduler(n[0]):
+		// sbatch job.sh --help submits job.sh, which gets the flag as
+		// its argument.
+		limit = 2
 	}
-	return len(n) <= limit
+	if len(n) <= limit {
+		return true
+	}
+	// A Python program's parser reads the flag wherever it stands, and it
+	// is nobody's value after a word that is not an option waiting for
+	// one (python -m x.train --env=CartPole-v1 --help). A launcher or a
+	// scheduler passes it on to what it starts.
+	prev := n[len(n)-2]
+	return isPython(n[0]) && n[1] != "-c" && (!strings.HasPrefix(prev, "-") || strings.Contains(prev, "="))
+}
+
+// scheduler reports a program that submits a job script to a batch
+// system, passing the words after the script to it.
+func scheduler(name string) bool {
+	switch name {
+	case "sbatch", "srun", "salloc", "qsub", "qrsh", "bsub", "condor_submit":
+		return true
+	}
+	return false
 }
 
 func trues(n int) []bool {

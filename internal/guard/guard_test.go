@@ -71,6 +71,11 @@ func runDecide(t *testing.T, p *Policy, cwd string, cases []decideCase) {
 func TestDecideWellKnownLaunchers(t *testing.T) {
 	runDecide(t, LoadPolicy(""), "/tmp", []decideCase{
 		{"torchrun --nproc_per_node 8 train.py", "with torchrun"},
+		// a help flag that may be an option's value, or that a launcher
+		// passes on to what it starts
+		{"python train.py --config --help", "a training script"},
+		{"torchrun --nproc_per_node 8 train.py --help", "with torchrun"},
+		{"sbatch job.sh --help", "sbatch"},
 		{"python train.py --config cfg.json", "a training script (train.py)"},
 		{"python3 -u train.py", "a training script"},
 		{"/usr/bin/python3.11 -X dev -W ignore scripts/train_ppo.py", "scripts/train_ppo.py"},
@@ -163,6 +168,7 @@ func TestDecideAllowsEverythingElse(t *testing.T) {
 		{"python -c 'import ast; print(ast.get_docstring(ast.parse(open(\"train.py\").read())))'", "allow"},
 		{"python - <<'EOF'\nprint(open('train.py').read().count('def '))\nEOF", "allow"},
 		{"python train.py --help", "allow"},
+		{"python -m pkg.train_gym --env=CartPole-v1 --help && python train.py --config c.json -h", "allow"},
 		{"torchrun --help", "allow"},
 		{"accelerate launch -h", "allow"},
 		{"sbatch --version", "allow"},
