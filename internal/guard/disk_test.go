@@ -144,12 +144,15 @@ func TestScriptsOnDisk(t *testing.T) {
 func TestTaskFiles(t *testing.T) {
 	repo := diskRepo(t)
 	files := map[string]string{
-		"tox.ini":        "[tox]\nenvlist = py311, lint\n\n[testenv]\ndeps = pytest\ncommands = pytest -q tests\n\n[testenv:lint]\ncommands = ruff check .\n\n[testenv:quick]\ncommands =\n    python3 -c 'print(1)'\n    python3 train.py --epochs 1 {posargs}\n",
-		"noxfile.py":     "import nox\n\n\n@nox.session\ndef tests(session):\n    session.install('pytest')\n    session.run('pytest', '-q')\n\n\n@nox.session(python='3.11')\ndef smoke(session):\n    session.run('python3', 'train.py', '--epochs', '1')\n",
-		"tasks.py":       "from invoke import task\n\n\n@task\ndef lint(c):\n    c.run('ruff check .')\n\n\n@task\ndef quick(c, epochs=1):\n    c.run(f'python3 train.py --epochs {epochs}')\n",
-		"dodo.py":        "def task_lint():\n    return {'actions': ['ruff check .']}\n\n\ndef task_fit():\n    return {'actions': [['python3', 'train.py']], 'file_dep': ['train.py']}\n",
-		"Snakefile":      "rule all:\n    input: \"results/policy.pt\"\n\nrule fit:\n    output: \"results/policy.pt\"\n    shell: \"python3 train.py --out {output}\"\n\nrule plot:\n    shell:\n        \"python3 tools/constraints.py\"\n",
-		"other/tox.toml": "[env_run_base]\ncommands = [[\"pytest\", \"-q\"]]\n\n[env.quick]\ncommands = [\n  [\"torchrun\", \"--nproc_per_node=2\", \"x.py\"],\n]\n",
+		"tox.ini":          "[tox]\nenvlist = py311, lint\n\n[testenv]\ndeps = pytest\ncommands = pytest -q tests\n\n[testenv:lint]\ncommands = ruff check .\n\n[testenv:quick]\ncommands =\n    python3 -c 'print(1)'\n    python3 train.py --epochs 1 {posargs}\n",
+		"noxfile.py":       "import nox\n\n\n@nox.session\ndef tests(session):\n    session.install('pytest')\n    session.run('pytest', '-q')\n\n\n@nox.session(python='3.11')\ndef smoke(session):\n    session.run('python3', 'train.py', '--epochs', '1')\n",
+		"tasks.py":         "from invoke import task\n\n\n@task\ndef lint(c):\n    c.run('ruff check .')\n\n\n@task\ndef quick(c, epochs=1):\n    c.run(f'python3 train.py --epochs {epochs}')\n",
+		"dodo.py":          "def task_lint():\n    return {'actions': ['ruff check .']}\n\n\ndef task_fit():\n    return {'actions': [['python3', 'train.py']], 'file_dep': ['train.py']}\n",
+		"Snakefile":        "rule all:\n    input: \"results/policy.pt\"\n\nrule fit:\n    output: \"results/policy.pt\"\n    shell: \"python3 train.py --out {output}\"\n\nrule plot:\n    shell:\n        \"python3 tools/constraints.py\"\n",
+		"mk/Makefile":      "docs:\n\tcd docs && make html\nfit:\n\tcd sub && $(MAKE) fit\n",
+		"mk/docs/Makefile": "SPHINXBUILD = sphinx-build\nhelp:\n\t@$(SPHINXBUILD) -M help . _build\n.PHONY: help Makefile\n%: Makefile\n\t@$(SPHINXBUILD) -M $@ . _build $(O)\n",
+		"mk/sub/Makefile":  "fit:\n\tpython3 ../../train.py --epochs 1\n",
+		"other/tox.toml":   "[env_run_base]\ncommands = [[\"pytest\", \"-q\"]]\n\n[env.quick]\ncommands = [\n  [\"torchrun\", \"--nproc_per_node=2\", \"x.py\"],\n]\n",
 	}
 	writeFiles(t, repo, 0o644, files)
 	const launch = "starts training directly"
@@ -165,6 +168,7 @@ func TestTaskFiles(t *testing.T) {
 		{"snakemake -j1", "runs the commands of fit (Snakefile)"},
 		{"snakemake --cores 1 results/policy.pt", launch},
 		{"tox -c other/tox.toml -e quick", "torchrun"},
+		{"make -C mk fit", launch},
 	})
 	checkForms(t, repo, []struct{ cmd, want string }{
 		{"tox && tox -e lint && tox -e py311 -- -x tests && tox -l", "allow"},
@@ -173,6 +177,7 @@ func TestTaskFiles(t *testing.T) {
 		{"doit lint && doit list", "allow"},
 		{"snakemake plot && snakemake -n && snakemake --cores 1 -n", "allow"},
 		{"cd other && tox -e py311", "allow"},
+		{"make -C mk docs && cd mk && make docs", "allow"},
 	})
 }
 

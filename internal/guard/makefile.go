@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -34,6 +35,17 @@ func (a *analyzer) make(args []string, exact []bool, text string, sc *scope, dep
 			if err != nil {
 				continue
 			}
+			// A recipe that runs the same make again (cd docs && make
+			// spelling, where the cd may fail) runs nothing new.
+			key := inv.key(path)
+			if a.making[key] {
+				break
+			}
+			if a.making == nil {
+				a.making = map[string]bool{}
+			}
+			a.making[key] = true
+			defer delete(a.making, key)
 			mf := parseMakefile(path, string(data), 0)
 			inner := sc.with([]string{dir})
 			inner.stdin = input{}
@@ -59,6 +71,16 @@ type makeInvocation struct {
 	goals  []string          // the targets named
 	all    bool              // a goal the guard cannot resolve: any target
 	vars   map[string]string // VAR=VALUE on the command line
+}
+
+// key names the run of a makefile with these goals and variables.
+func (inv makeInvocation) key(path string) string {
+	vars := make([]string, 0, len(inv.vars))
+	for k, v := range inv.vars {
+		vars = append(vars, k+"="+v)
+	}
+	slices.Sort(vars)
+	return fmt.Sprintf("%s\x00%q\x00%v\x00%q", path, inv.goals, inv.all, vars)
 }
 
 // makeArgs reads make's command line; ok is false when make runs no

@@ -77,6 +77,8 @@ type analyzer struct {
 	// read are the files read from disk so far, by absolute path.
 	read  map[string]bool
 	stats map[string]bool // whether a path exists, by absolute path
+	// making are the makefile runs being followed (makeInvocation.key).
+	making map[string]bool
 	// settled reports a command whose verdict does not hang on what its
 	// files hold (the declared preflight, a script guard.allow names):
 	// they are not read.
