@@ -74,6 +74,13 @@ func TestDecideWellKnownLaunchers(t *testing.T) {
 		// a help flag that may be an option's value, or that a launcher
 		// passes on to what it starts
 		{"python train.py --config --help", "a training script"},
+		// one-letter options clustered, and uv run's -m
+		{"python -um verl.trainer.main_ppo --x 1", "a training module"},
+		{"python3 -Bum verl.trainer.main_ppo", "a training module"},
+		{"python -u -OOmverl.trainer.main_ppo", "a training module"},
+		{"uv run --extra gpu -m verl.trainer.main_ppo data.x=1", "a training module"},
+		{"python -uc 'import os; os.system(\"torchrun x.py\")'", "torchrun"},
+		{"perl -we 'system(\"torchrun x.py\")'", "torchrun"},
 		{"torchrun --nproc_per_node 8 train.py --help", "with torchrun"},
 		{"sbatch job.sh --help", "sbatch"},
 		{"python train.py --config cfg.json", "a training script (train.py)"},
@@ -168,6 +175,7 @@ func TestDecideAllowsEverythingElse(t *testing.T) {
 		{"python -c 'import ast; print(ast.get_docstring(ast.parse(open(\"train.py\").read())))'", "allow"},
 		{"python - <<'EOF'\nprint(open('train.py').read().count('def '))\nEOF", "allow"},
 		{"python train.py --help", "allow"},
+		{"python -um pip list && python -uc 'print(1)' && uv run -m pytest -q tools/test_x.py && python -Wignore tools/lint.py", "allow"},
 		{"python -m pkg.train_gym --env=CartPole-v1 --help && python train.py --config c.json -h", "allow"},
 		{"torchrun --help", "allow"},
 		{"accelerate launch -h", "allow"},

@@ -137,6 +137,31 @@ func pythonArgs(args []string, exact []bool, stdin input, open bool) pyRun {
 			return stdinProgram(stdin, args[i+1:])
 		case a == "-W" || a == "-X" || a == "-Q":
 			i++
+		case len(a) > 2 && a[0] == '-' && a[1] != '-':
+			// A cluster of one-letter options (-um train, -uc CODE, -OOW
+			// ignore): the first that takes a value takes the rest of the
+			// word, or the next word.
+			k := strings.IndexAny(a[1:], "cmWXQ")
+			if k < 0 {
+				continue
+			}
+			opt, rest := a[k+1], a[k+2:]
+			if rest == "" {
+				if i+1 >= len(args) {
+					continue
+				}
+				i++
+				if !exact[i] {
+					return pyRun{unknown: args[i]}
+				}
+				rest = args[i]
+			}
+			switch opt {
+			case 'm':
+				return moduleRun(rest, args[i+1:], exact[i+1:], open)
+			case 'c':
+				return pyRun{inline: true}
+			}
 		case strings.HasPrefix(a, "-"):
 		default:
 			return pyRun{script: a, rest: args[i+1:]}

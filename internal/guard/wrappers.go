@@ -534,6 +534,14 @@ func (a *analyzer) unwrap(name string, args []string, exact []bool, text string,
 		a.source(strings.Join(args[i:], " "), depth+1, sc)
 		return step{done: true}, true
 	}
+	if name == "uv" || name == "uvx" {
+		// uv run -m MODULE runs python -m MODULE.
+		for j := 1; j < i && j < len(args); j++ {
+			if args[j] == "-m" || args[j] == "--module" {
+				return step{args: append([]string{"python", "-m"}, args[i:]...), exact: append([]bool{true, true}, exact[i:]...)}, true
+			}
+		}
+	}
 	return at(i), true
 }
 

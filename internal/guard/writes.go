@@ -318,12 +318,46 @@ func inlineCode(name string, c call) string {
 			code = append(code, c.argv[i+1])
 		} else if strings.HasPrefix(a, flag) && len(a) > 2 && i > 0 {
 			code = append(code, a[2:])
+		} else if k := clusterFlag(a, flag[1], python(name)); k > 0 && i > 0 {
+			// -uc CODE, perl -ne CODE, -lane CODE: a cluster of
+			// one-letter options ending in the code's
+			if k+1 < len(a) {
+				code = append(code, a[k+1:])
+			} else if i+1 < len(c.argv) {
+				code = append(code, c.argv[i+1])
+			}
 		}
 	}
 	if c.stdin.kind == inText {
 		code = append(code, c.stdin.text)
 	}
 	return strings.Join(code, "\n")
+}
+
+func python(name string) bool { return isPython(name) || name == "ipython" || name == "ipython3" }
+
+// clusterFlag is where flag stands in a cluster of one-letter options
+// (-uc, -ne, -lane), after letters that take no value; 0 when a is none.
+func clusterFlag(a string, flag byte, python bool) int {
+	if len(a) < 3 || a[0] != '-' || a[1] == '-' {
+		return 0
+	}
+	plain := "nlpawsTtWXU0" // perl's and ruby's
+	if python {
+		plain = "bBdEhiIOPqsSuvVx"
+	}
+	for k := 1; k < len(a); k++ {
+		switch {
+		case a[k] == flag:
+			if k == 1 {
+				return 0 // -cCODE, read above
+			}
+			return k
+		case strings.IndexByte(plain, a[k]) < 0:
+			return 0
+		}
+	}
+	return 0
 }
 
 // writesState reports code that names a file under .rlxp and has a sign of
