@@ -95,6 +95,13 @@ type jsonlParser struct {
 	// into its summaries as they are read (see parseBlock); queued once a
 	// block had to be read again, so that later blocks queue at once.
 	direct, queued bool
+
+	// The shape of the last flat row fastObject read (see shapeLine).
+	shape rowShape
+	// While fastObject reads a row: its top-level numbers, and whether
+	// the row held nothing else.
+	rec  []shapeRec
+	flat bool
 }
 
 func newJSONLParser(cfg *rowConfig, tt *tagTable) *jsonlParser {
@@ -327,14 +334,25 @@ func (p *jsonlParser) foldedAgain(b *batch) bool {
 // queued nothing, when the line needs the decoder.
 func (p *jsonlParser) fastLine(l []byte, b *batch) bool {
 	p.beginRow(b)
+	switch p.shapeLine(l) {
+	case shapeRead:
+		return true
+	case shapeFailed:
+		return false
+	}
+	p.beginRow(b)
 	i := skipSpace(l, 0)
 	if i >= len(l) || l[i] != '{' {
 		return false
 	}
+	p.rec, p.flat = p.rec[:0], true
 	i, ok := p.fastObject(l, i+1, 0, 0, false)
 	if !ok || skipSpace(l, i) != len(l) {
 		b.vals = b.vals[:p.rowStart]
 		return false
+	}
+	if p.flat {
+		p.learnShape(l)
 	}
 	return true
 }
@@ -420,8 +438,10 @@ func (p *jsonlParser) fastObject(l []byte, i, depth, prefix int, inData bool) (i
 		valueStart := i
 		wasFirst := first
 		first = false
+		var num *tagRef // the ref of a number leaf
 		switch c := l[i]; {
 		case c == '{':
+			p.flat = false
 			if depth >= maxFastDepth || !plainBytes(key) || depth > 0 && string(key) == "_type" {
 				return 0, false
 			}
@@ -449,6 +469,7 @@ func (p *jsonlParser) fastObject(l []byte, i, depth, prefix int, inData bool) (i
 				}
 			}
 			p.note(noteString, p.leafName(prefix, key))
+			p.flat = false
 			i += e + 2
 		case c == '[':
 			// A list is no metric: skipped with a note, as the decoder
@@ -461,6 +482,7 @@ func (p *jsonlParser) fastObject(l []byte, i, depth, prefix int, inData bool) (i
 				return 0, false
 			}
 			p.note(noteList, p.leafName(prefix, key))
+			p.flat = false
 			i = e
 		case c == 't' || c == 'f' || c == 'n':
 			var w string
@@ -477,6 +499,7 @@ func (p *jsonlParser) fastObject(l []byte, i, depth, prefix int, inData bool) (i
 				return 0, false
 			}
 			p.note(kind, p.leafName(prefix, key))
+			p.flat = false
 			i += len(w)
 		default:
 			if depth > 0 && string(key) == "_type" {
@@ -488,6 +511,7 @@ func (p *jsonlParser) fastObject(l []byte, i, depth, prefix int, inData bool) (i
 			} else if r = p.fastRef(prefix, key); r == nil {
 				return 0, false
 			}
+			num = r
 			if prefix == 0 && !gapHit {
 				if e := &p.pos[min(p.leaf, len(p.pos))-1]; p.leaf <= len(p.pos) && e.ref == r {
 					e.gap = append(e.gap[:0], l[gapStart:valueStart]...)
@@ -534,6 +558,9 @@ func (p *jsonlParser) fastObject(l []byte, i, depth, prefix int, inData bool) (i
 				return 0, false
 			}
 			i = e
+		}
+		if num != nil && depth == 0 {
+			p.rec = append(p.rec, shapeRec{ref: num, start: int32(valueStart), end: int32(i)})
 		}
 	}
 }

@@ -722,3 +722,26 @@ func TestJSONLNonFiniteStrings(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkJSONLBlock parses one block of rows of one shape as inspect
+// does (plain numbers checked, folded into summaries), on one goroutine
+// and without reading the file, so that the parser's own cost shows.
+func BenchmarkJSONLBlock(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "block.jsonl")
+	txtGenJSONL(b, path, 1000, 40, false) // about 1 MiB, a chunk
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := &rowConfig{stepKey: "step"}
+	p := newJSONLParser(cfg, newTagTable(&txtRec{}))
+	var bt batch
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		bt.reset()
+		parseChunk(p, data, 0, false, true, &bt)
+		if bt.err != nil || bt.rows != 1000 || len(bt.touched) != 40 {
+			b.Fatalf("%v, %d rows, %d tags", bt.err, bt.rows, len(bt.touched))
+		}
+	}
+}
