@@ -68,7 +68,7 @@ func runContractValidate(env *Env, o *contractOptions, args []string) error {
 		if !res.Valid {
 			verdict = "not valid"
 		}
-		fmt.Fprintf(env.Stdout, "%s: %s (%d errors, %d warnings)\n", r.Show(""), verdict, res.Errors, res.Warnings)
+		fmt.Fprintf(env.Stdout, "%s: %s (%d error%s, %d warning%s)\n", r.Show(""), verdict, res.Errors, plural(res.Errors), res.Warnings, plural(res.Warnings))
 	}
 	if !res.Valid {
 		return errNegative

@@ -460,6 +460,10 @@ func runDirRule(t *Target) []Finding {
 		dir = filepath.Join(t.Root, dir)
 	}
 	var fs []Finding
+	if !strings.Contains(t.Command, t.RunDir) {
+		// Its files land where the next run of the experiment finds them.
+		fs = append(fs, warn("the command does not name its run directory %s: the program writes elsewhere, where a later run finds this one's files; pass {run_dir} with its output option if it has one", t.RunDir))
+	}
 	if _, err := os.Lstat(dir); err == nil {
 		fs = append(fs, fatal("run directory %s exists: a run wrote there before, and launch never writes among its files; choose a new --run-dir", t.RunDir))
 	}

@@ -174,3 +174,23 @@ func TestReadingImportsNothingFromTheRepository(t *testing.T) {
 		t.Errorf("the repository's modules ran while reading it: %v", ran)
 	}
 }
+
+// A command that does not name its run directory writes its files where a
+// later run of the experiment finds them: a warning, beside the run-dir
+// rule's own findings.
+func TestRunDirNotNamed(t *testing.T) {
+	root := repo(t, map[string]string{"train.py": "import argparse\np = argparse.ArgumentParser()\np.add_argument('--seed')\n"})
+	want := Finding{Level: preflight.Warn, Rule: "run-dir", Message: "the command does not name its run directory runs/a/seed0: the program writes elsewhere, where a later run finds this one's files; pass {run_dir} with its output option if it has one"}
+	for _, tc := range []struct {
+		cmd  string
+		warn bool
+	}{{"python3 train.py --seed 0", true}, {"python3 train.py --seed 0 --out runs/a/seed0", false}} {
+		r, err := Run(context.Background(), Input{Root: root, Command: tc.cmd, RunDir: "runs/a/seed0", Live: true}, Profiles()...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := slices.Contains(r.Findings, want); got != tc.warn {
+			t.Errorf("%s: warned %v, want %v (%v)", tc.cmd, got, tc.warn, r.Findings)
+		}
+	}
+}
