@@ -124,6 +124,7 @@ func (p *pyScan) dropIdleBackends() {
 			for _, o := range p.f.outputs {
 				writes = writes || (o.kind == "metrics" && (o.format == h.name || h.name == "json" && o.format == "jsonl"))
 			}
+			writes = writes || h.name == "json" && strings.Contains(h.text, "FileStorageObserver")
 			if !writes {
 				continue
 			}
@@ -434,6 +435,9 @@ var backendLits = []struct{ lit, name string }{
 	{"logger.record(", "sb3"},
 	{"Tracking(", "tracking"},
 	{"swanlab.log(", "swanlab"},
+	// Sacred's file observer writes every logged scalar to metrics.json.
+	{"FileStorageObserver(", "json"},
+	{"FileStorageObserver.create(", "json"},
 }
 
 func (p *pyScan) backends() {

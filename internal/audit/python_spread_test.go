@@ -61,3 +61,29 @@ func TestKeyValueLoggers(t *testing.T) {
 		t.Errorf("flow tags (-want +got):\n%s", diff)
 	}
 }
+
+// TestSacredObserver: Sacred's file observer is a JSON metrics backend
+// (it writes metrics.json); importing it alone is not.
+func TestSacredObserver(t *testing.T) {
+	for _, c := range []struct {
+		name, src string
+		want      []string
+	}{
+		{"create", "from sacred.observers import FileStorageObserver\nex.observers.append(FileStorageObserver.create(path))\n", []string{"json"}},
+		{"constructor", "from sacred.observers import FileStorageObserver\nex.observers.append(FileStorageObserver(path))\n", []string{"json"}},
+		{"import only", "from sacred.observers import FileStorageObserver\n", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newScanner(mustProfiles(t)).scanFile("main.py", kindPython, c.src)
+			var got []string
+			for _, h := range f.hits {
+				if h.cat == catBackend {
+					got = append(got, h.name)
+				}
+			}
+			if diff := cmp.Diff(c.want, got); diff != "" {
+				t.Errorf("backends (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
