@@ -152,3 +152,31 @@ func BenchmarkWatch(b *testing.B) {
 		w.close()
 	}
 }
+
+// BenchmarkWriteBesidePinned measures what the watch costs a run that
+// writes often beside pinned files (a log in the repository's root): each
+// op appends a line to a file in a directory that holds pinned files,
+// with the watch reading every event and without a watch.
+func BenchmarkWriteBesidePinned(b *testing.B) {
+	for _, watched := range []bool{false, true} {
+		b.Run(map[bool]string{false: "unwatched", true: "watched"}[watched], func(b *testing.B) {
+			root := tree(b, "train.py")
+			if watched {
+				w := watchFiles(root, []string{filepath.Join(root, "train.py")}, 10)
+				defer w.close()
+			}
+			f, err := os.OpenFile(filepath.Join(root, "train.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			line := []byte("step 1 loss 0.5 reward 100 ...................................................\n")
+			b.ResetTimer()
+			for range b.N {
+				if _, err := f.Write(line); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
