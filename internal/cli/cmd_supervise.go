@@ -18,13 +18,14 @@ import (
 func newSuperviseCmd() *Command {
 	fs := pflag.NewFlagSet("supervise", pflag.ContinueOnError)
 	var run bool
-	var holdID string
+	var holdID, written string
 	var end bool
 	fs.BoolVar(&run, "run", false, "be the shepherd of one run (started by the supervisor)")
 	fs.StringVar(&holdID, "hold", "", "hold the Slurm run `ID` to its approval, from its job before the run starts")
 	fs.BoolVar(&end, "end", false, "with --hold: after the run ended")
+	fs.StringVar(&written, "written", "", "with --end: the `DIGEST` of the record the start's hold printed")
 	return &Command{
-		UsageLine: "rlxp supervise [--run | --hold ID [--end]]",
+		UsageLine: "rlxp supervise [--run | --hold ID [--end --written DIGEST]]",
 		Short:     "run a launched plan (started by launch, not by hand)",
 		Long:      manual.Page("supervise"),
 		Flags:     fs,
@@ -37,7 +38,7 @@ func newSuperviseCmd() *Command {
 				return launch.Shepherd(env.Stdin, env.Stdout, env.Now)
 			}
 			if holdID != "" {
-				return holdJob(ctx, env, holdID, end)
+				return holdJob(ctx, env, launch.JobHold{ID: holdID, End: end, Written: written})
 			}
 			signal.Ignore(syscall.SIGHUP)
 			ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
@@ -51,20 +52,30 @@ func newSuperviseCmd() *Command {
 	}
 }
 
-// holdJob is a Slurm job's check of its run against its approval: a
-// change is a line in the job's log, and before the start exit status 3.
-func holdJob(ctx context.Context, env *Env, id string, end bool) error {
+// holdJob is a Slurm job's check of its run against its approval: what
+// it found is a line in the job's log (stderr), and before the start exit
+// status 3; the start prints the digest of the record it wrote.
+func holdJob(ctx context.Context, env *Env, j launch.JobHold) error {
 	r, err := openRepo(env, ".")
 	if err != nil {
 		return err
 	}
-	lock := func() (*state.Lock, error) { return lockRepo(env, r) }
-	line, err := launch.HoldJob(ctx, r.Root, r.Path(state.Runs), id, end, pin.HoldPlan, lock, env.Now)
-	if line != "" {
-		fmt.Fprintln(env.Stdout, line)
-		return errNegative
+	j.Root, j.RunsDir, j.Hold, j.Now = r.Root, r.Path(state.Runs), pin.HoldPlan, env.Now
+	j.Lock = func() (*state.Lock, error) { return lockRepo(env, r) }
+	line, written, err := j.Run(ctx)
+	if err != nil {
+		return err
 	}
-	return err
+	if line != "" {
+		fmt.Fprintln(env.Stderr, line)
+	}
+	if !j.End {
+		fmt.Fprintln(env.Stdout, written)
+		if line != "" {
+			return errNegative
+		}
+	}
+	return nil
 }
 
 type nopCloser struct{ io.Writer }

@@ -157,11 +157,11 @@ export RLXP_SEED=0
 export RLXP_RUN_DIR=runs/lr-0.05/seed0
 export NNODES=2
 export NODE_RANK=0
-'/opt/rlxp bin/rlxp' supervise --hold r0 || exit 3
+written=$('/opt/rlxp bin/rlxp' supervise --hold r0) || exit 3
 echo '[rlxp] run r0: python train.py --name '\''it'\'''\''s'\'''
 bash -c 'python train.py --name '\''it'\'''\''s'\'''
 status=$?
-'/opt/rlxp bin/rlxp' supervise --hold r0 --end
+'/opt/rlxp bin/rlxp' supervise --hold r0 --end --written "$written"
 echo "[rlxp] run r0 ended: exit status $status"
 exit $status
 `

@@ -48,13 +48,14 @@ func (p *Plan) BatchScript(id string, i int, runsDir, exe string) string {
 	}
 	hold := fmt.Sprintf("%s supervise --hold %s", adapter.ShellQuote(exe), id)
 	if p.Approved != "" {
-		fmt.Fprintf(&b, "%s || exit 3\n", hold)
+		// written stays in this shell, where the run cannot change it.
+		fmt.Fprintf(&b, "written=$(%s) || exit 3\n", hold)
 	}
 	fmt.Fprintf(&b, "echo %s\n", adapter.ShellQuote(fmt.Sprintf("[rlxp] run %s: %s", id, r.Command)))
 	fmt.Fprintf(&b, "bash -c %s\n", adapter.ShellQuote(r.Command))
 	b.WriteString("status=$?\n")
 	if p.Approved != "" {
-		fmt.Fprintf(&b, "%s --end\n", hold)
+		fmt.Fprintf(&b, "%s --end --written \"$written\"\n", hold)
 	}
 	fmt.Fprintf(&b, "echo \"[rlxp] run %s ended: exit status $status\"\n", id)
 	b.WriteString("exit $status\n")
