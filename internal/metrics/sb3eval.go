@@ -2,10 +2,13 @@ package metrics
 
 import (
 	"archive/zip"
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -51,6 +54,10 @@ func readSB3Eval(path string, sink Sink) (Info, error) {
 	if err != nil {
 		return Info{}, &Error{Path: path, Offset: -1, Msg: "not a complete .npz (zip) archive: " + err.Error() +
 			" (an archive is readable only once its writer has finished it)"}
+	}
+	if where := zipUnaccounted(bf.r, size, zr); where != "" {
+		return Info{}, &Error{Path: path, Offset: -1, Msg: "bytes the .npz archive does not account for: " + where +
+			"; numpy writes none, and bytes not read are no evidence"}
 	}
 	arrays := map[string]npyArray{}
 	var skipped []string
@@ -242,4 +249,101 @@ func mean(vs []float64) float64 {
 		s += v
 	}
 	return s / float64(len(vs))
+}
+
+// zipUnaccounted says where an archive holds bytes its records do not
+// account for, "" when none: an archive must begin with its first array's
+// header, each array's header must follow the one before (and its data
+// descriptor), the central directory must follow the last, and the end
+// record must end the file. Bytes elsewhere (an older archive in front,
+// junk around or between the arrays) would be hashed into a ledger entry
+// without being read. numpy writes none.
+func zipUnaccounted(r io.ReaderAt, size int64, zr *zip.Reader) string {
+	read := func(off int64, n int) []byte {
+		if off < 0 || off+int64(n) > size {
+			return nil
+		}
+		b := make([]byte, n)
+		if _, err := r.ReadAt(b, off); err != nil {
+			return nil
+		}
+		return b
+	}
+	le16 := func(b []byte) int64 { return int64(binary.LittleEndian.Uint16(b)) }
+	le32 := func(b []byte) int64 { return int64(binary.LittleEndian.Uint32(b)) }
+	// The end record: the last one in the file's tail, which must end it.
+	tailLen := min(size, 22+0xffff)
+	tail := read(size-tailLen, int(tailLen))
+	i := bytes.LastIndex(tail, []byte("PK\x05\x06"))
+	if i < 0 || i+22 > len(tail) || int64(i)+22+le16(tail[i+20:]) != tailLen {
+		return "after its end record"
+	}
+	endAt := size - tailLen + int64(i)
+	cdSize, cdOff := le32(tail[i+12:]), le32(tail[i+16:])
+	zip64 := cdSize == 0xffffffff || cdOff == 0xffffffff
+	if !zip64 && cdOff+cdSize != endAt {
+		return "around its central directory (another archive in front of it, or bytes inside)"
+	}
+	files := slices.Clone(zr.File)
+	offs := make(map[*zip.File]int64, len(files))
+	for _, f := range files {
+		d, err := f.DataOffset()
+		if err != nil {
+			return "before " + f.Name
+		}
+		offs[f] = d
+	}
+	sort.Slice(files, func(a, b int) bool { return offs[files[a]] < offs[files[b]] })
+	pos := int64(0)
+	var prev *zip.File
+	// follows says whether a record of the given signature starts at one
+	// of the places prev's data descriptor may end.
+	follows := func(at int64, ok func(h int64) bool) bool {
+		if prev == nil || prev.Flags&0x8 == 0 {
+			return ok(at)
+		}
+		for _, n := range []int64{12, 16, 20, 24} {
+			d := read(at, int(n))
+			if d == nil {
+				continue
+			}
+			if n == 16 || n == 24 {
+				if !bytes.HasPrefix(d, []byte("PK\x07\x08")) {
+					continue
+				}
+				d = d[4:]
+			}
+			var csize, usize int64
+			if n <= 16 {
+				csize, usize = le32(d[4:]), le32(d[8:])
+			} else {
+				csize, usize = int64(binary.LittleEndian.Uint64(d[4:])), int64(binary.LittleEndian.Uint64(d[12:]))
+			}
+			if uint32(le32(d)) == prev.CRC32 && uint64(csize) == prev.CompressedSize64 && uint64(usize) == prev.UncompressedSize64 && ok(at+n) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, f := range files {
+		header := func(h int64) bool {
+			b := read(h, 30)
+			return b != nil && bytes.HasPrefix(b, []byte("PK\x03\x04")) && le16(b[26:]) == int64(len(f.Name)) &&
+				h+30+le16(b[26:])+le16(b[28:]) == offs[f]
+		}
+		if !follows(pos, header) {
+			if prev == nil {
+				if h := offs[f] - 30 - int64(len(f.Name)) - int64(len(f.Extra)); h > 0 && header(h) {
+					return fmt.Sprintf("%d bytes before its first array", h)
+				}
+				return "before its first array"
+			}
+			return "before " + f.Name
+		}
+		pos, prev = offs[f]+int64(f.CompressedSize64), f
+	}
+	if !zip64 && !follows(pos, func(h int64) bool { return h == cdOff }) {
+		return "after its last array"
+	}
+	return ""
 }

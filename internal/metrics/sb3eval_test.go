@@ -178,6 +178,16 @@ func TestSB3EvalRefusals(t *testing.T) {
 			func([]byte) string {
 				return fmt.Sprintf(": byte %d: results.npy: its CRC does not match its bytes", resAt(full))
 			}},
+		// Bytes the archive does not account for are not read, so they
+		// would be hashed into the entry unscored: an older archive in
+		// front, junk around or between the arrays.
+		{"two archives in one file", append(npzFile(false, member{"timesteps.npy", npyFile("<i8", false, []int{1}, []int64{5})}, member{"results.npy", res}), full...),
+			func([]byte) string { return ": bytes the .npz archive does not account for" }},
+		{"junk in front", append([]byte("junk"), full...), func([]byte) string {
+			return ": bytes the .npz archive does not account for: around its central directory"
+		}},
+		{"junk after", append(append([]byte{}, full...), "junk"...), func([]byte) string { return ": bytes the .npz archive does not account for" }},
+		{"junk between", junkBetween(full), func([]byte) string { return ": bytes the .npz archive does not account for: before results.npy" }},
 		{"two arrays named results", npzFile(false, member{"timesteps.npy", ts}, member{"results.npy", res}, member{"results.npy", res}),
 			func([]byte) string { return `member "results.npy" appears twice` }},
 		{"no timesteps", npzFile(false, member{"results.npy", res}), func([]byte) string { return "no timesteps array" }},
@@ -262,4 +272,23 @@ func FuzzNPY(f *testing.F) {
 			t.Fatalf("shape %v, %d values", a.shape, len(a.vals))
 		}
 	})
+}
+
+// junkBetween puts 8 bytes between a stored archive's two arrays, moving
+// the central directory's offsets to match, as a writer that left bytes
+// there would.
+func junkBetween(npz []byte) []byte {
+	zr, err := zip.NewReader(bytes.NewReader(npz), int64(len(npz)))
+	if err != nil {
+		panic(err)
+	}
+	second, _ := zr.File[1].DataOffset()
+	at := int(second) - 30 - len(zr.File[1].Name)
+	out := append(append(append([]byte{}, npz[:at]...), "JUNKJUNK"...), npz[at:]...)
+	// The central directory's entry for the second array, and the end record.
+	cd := bytes.LastIndex(out, []byte("PK\x01\x02"))
+	binary.LittleEndian.PutUint32(out[cd+42:], binary.LittleEndian.Uint32(out[cd+42:])+8)
+	end := bytes.LastIndex(out, []byte("PK\x05\x06"))
+	binary.LittleEndian.PutUint32(out[end+16:], binary.LittleEndian.Uint32(out[end+16:])+8)
+	return out
 }
