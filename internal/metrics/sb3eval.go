@@ -50,12 +50,17 @@ func readSB3Eval(path string, sink Sink) (Info, error) {
 		return Info{}, err
 	}
 	defer bf.Close()
-	zr, err := zip.NewReader(bf.r, size)
+	return readNPZ(path, bf.r, size, sink)
+}
+
+// readNPZ reads an evaluations.npz's size bytes from r; path names it.
+func readNPZ(path string, r io.ReaderAt, size int64, sink Sink) (Info, error) {
+	zr, err := zip.NewReader(r, size)
 	if err != nil {
 		return Info{}, &Error{Path: path, Offset: -1, Msg: "not a complete .npz (zip) archive: " + err.Error() +
 			" (an archive is readable only once its writer has finished it)"}
 	}
-	if where := zipUnaccounted(bf.r, size, zr); where != "" {
+	if where := zipUnaccounted(r, size, zr); where != "" {
 		return Info{}, &Error{Path: path, Offset: -1, Msg: "bytes the .npz archive does not account for: " + where +
 			"; numpy writes none, and bytes not read are no evidence"}
 	}
