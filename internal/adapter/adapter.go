@@ -135,7 +135,7 @@ func Expand(template string, vars map[string]string) (string, error) {
 		}
 		out = strings.ReplaceAll(out, "{"+k+"}", v)
 	}
-	if i := strings.IndexByte(out, '{'); i >= 0 && strings.IndexByte(out[i:], '}') > 0 {
+	if unfilled(out) {
 		known := make([]string, 0, len(vars))
 		for k := range vars {
 			known = append(known, "{"+k+"}")
@@ -144,6 +144,17 @@ func Expand(template string, vars map[string]string) (string, error) {
 		return "", fmt.Errorf("%q: unknown placeholder in %q (known: %s)", template, out, strings.Join(known, ", "))
 	}
 	return out, nil
+}
+
+// unfilled says whether a filled template still holds a {name}; a shell
+// parameter expansion (${DATA}) is the shell's, not a placeholder.
+func unfilled(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '{' && (i == 0 || s[i-1] != '$') && strings.IndexByte(s[i:], '}') > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Params renders parameters for a command line with the override

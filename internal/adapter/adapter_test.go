@@ -23,6 +23,14 @@ func TestExpand(t *testing.T) {
 	if _, err := Expand("{rundir}/x", vars); err == nil || !strings.Contains(err.Error(), "unknown placeholder") {
 		t.Errorf("unknown placeholder accepted: %v", err)
 	}
+	// A shell parameter expansion is left to the shell.
+	got, err = Expand("python run.py --env ${TASK} --seed {seed}", vars)
+	if err != nil || got != "python run.py --env ${TASK} --seed 1" {
+		t.Errorf("Expand = %q, %v", got, err)
+	}
+	if _, err := Expand("${HOME}/{rundir}", vars); err == nil {
+		t.Error("unknown placeholder after a shell expansion accepted")
+	}
 }
 
 func TestParse(t *testing.T) {
