@@ -51,6 +51,9 @@ func Approve(ctx context.Context, r *state.Repo, id string, q approval.Request, 
 		return nil, nil, err
 	}
 	m, err := Compute(ctx, r.Root, ad, r.Show(state.Adapter), e)
+	if err == nil {
+		err = m.pinContents(nil)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot pin what %s runs: %w", e.ID, err)
 	}

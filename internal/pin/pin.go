@@ -41,8 +41,9 @@ const RunDir = "runs/{experiment}/seed{seed}"
 // pinned in Reads only the files the code did not cover (ignored, outside
 // the code's scope, or no git), so that where a file was pinned moved with
 // its git state.
-// Format 4 adds Stamps; format 5 adds Tree, compared in place of Head.
-const Version = 5
+// Format 4 adds Stamps; format 5 adds Tree, compared in place of Head;
+// format 6 adds Contents.
+const Version = 6
 
 // Material is what an approval pins.
 type Material struct {
@@ -80,7 +81,14 @@ type Material struct {
 	// directory they import from outside the repository, to a digest of
 	// the stat of its files (pinInstalled).
 	Stamps map[string]string `json:"stamps,omitempty"`
+	// Contents (format 6) maps each entry of Stamps to the digest of the
+	// content of its files (pinContents), recorded at approval: an entry
+	// whose stamps moved (a re-link, touch, a restore) with its content as
+	// approved is not a change.
+	Contents map[string]string `json:"contents,omitempty"`
 
+	// stampJobs are the entries stamped, to digest their content.
+	stampJobs []stampJob
 	// hidden are the Reads the code does not cover (ignored, outside the
 	// code's scope, or no git): what git does not show.
 	hidden map[string]bool
@@ -475,10 +483,31 @@ func Changes(approved, now Material) []string {
 	return out
 }
 
+// contentsMoved digests the content of the entries whose stamps moved
+// since an approval that recorded their content (format 6), for
+// stampChanges to compare. Only those are read; one that cannot be is
+// left without a digest, and so named as edited.
+func (m *Material) contentsMoved(approved Material) {
+	if len(approved.Contents) == 0 {
+		return
+	}
+	_ = m.pinContents(func(k string) bool {
+		a, ok := approved.Stamps[k]
+		return ok && a != m.Stamps[k] && approved.Contents[k] != ""
+	})
+}
+
 // stampChanges names the entries of the Python environments whose
-// stamps differ, except those Installed names already.
+// stamps differ, except those Installed names already and those whose
+// content is the one approved (format 6).
 func stampChanges(approved, now Material) []string {
-	return mapChanges(approved.Stamps, now.Stamps, differs(approved.Installed, now.Installed), changeWords{added: "installed", removed: "removed"})
+	installed := differs(approved.Installed, now.Installed)
+	return mapChanges(approved.Stamps, now.Stamps, func(k string) bool {
+		if c := approved.Contents[k]; c != "" && c == now.Contents[k] {
+			return true
+		}
+		return installed(k)
+	}, changeWords{added: "installed", removed: "removed"})
 }
 
 // changeWords name how an entry of a pinned map changed: added, removed,
@@ -607,6 +636,7 @@ func stale(r *state.Repo, b approval.Book, e *experiment.Experiment, now Materia
 	if nowErr != nil {
 		return []string{fmt.Sprintf("cannot tell what would run now: %v", nowErr)}
 	}
+	now.contentsMoved(approved)
 	switch approved.Version {
 	case 0, 1:
 		return migrate(approved, now)

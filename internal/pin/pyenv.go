@@ -110,7 +110,97 @@ func (m *Material) pinInstalled(root, top string, ad *adapter.Adapter, lookup fu
 	for i, j := range jobs {
 		m.Stamps[j.key] = stamps[i]
 	}
+	m.stampJobs = jobs
 	return nil
+}
+
+// pinContents digests the content of the stamped entries want picks (nil:
+// all) into Contents, in parallel: what an approval records beside the
+// stamps (format 6), and what the gate reads again for an entry whose
+// stamps moved, so that a change of change time or inode alone (uv
+// re-linking its cache, touch, a restore from backup, a checkout of the
+// same bytes) is not taken for an edit. It hashes every byte of the
+// entries it reads.
+func (m *Material) pinContents(want func(key string) bool) error {
+	var jobs []stampJob
+	for _, j := range m.stampJobs {
+		if want == nil || want(j.key) {
+			jobs = append(jobs, j)
+		}
+	}
+	sums := make([]string, len(jobs))
+	errs := make([]error, len(jobs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(jobs)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(jobs) {
+					return
+				}
+				sums[i], errs[i] = contentTree(jobs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	if m.Contents == nil {
+		m.Contents = map[string]string{}
+	}
+	for i, j := range jobs {
+		if errs[i] != nil {
+			return errs[i]
+		}
+		m.Contents[j.key] = sums[i]
+	}
+	return nil
+}
+
+// contentTree digests what Python can see of a job's path (followed when
+// a link): each file's path relative to it, type and permissions, and the
+// sha256 of its content or a link's target, leaving out what stampTree
+// leaves out.
+func contentTree(j stampJob) (string, error) {
+	h := sha256.New()
+	root := j.path
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(root, p)
+		if err != nil {
+			fmt.Fprintf(h, "%s\x00unreadable\n", rel)
+			return nil
+		}
+		if e.IsDir() {
+			if p != root && (e.Name() == "__pycache__" || e.Name() == ".git" || p == j.skip) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		sum := "unreadable"
+		if e.Type()&fs.ModeSymlink != 0 {
+			if to, err := os.Readlink(p); err == nil {
+				sum = "-> " + to
+			}
+		} else if e.Type().IsRegular() {
+			if s, err := fileSum(p); err == nil {
+				sum = s
+			}
+		}
+		mode := "?"
+		if fi, err := e.Info(); err == nil {
+			mode = fi.Mode().String()
+		}
+		fmt.Fprintf(h, "%s\x00%s %s\n", rel, mode, sum)
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // pythonEnvs lists the Python environments the run may use, and says

@@ -5,8 +5,11 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/rlxp/rlxp/internal/adapter"
 )
 
 // TestImportDirs: the directories a site directory's files add to the
@@ -88,4 +91,80 @@ func FuzzImportDirs(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestContentsMoved: an entry whose stamps moved with its content as
+// approved (touch, a copy moved over a file) is not a change when the
+// approval recorded its content (format 6), and is when it did not; an
+// edit that restores size and modification time is a change either way,
+// and only the entries whose stamps moved are read.
+func TestContentsMoved(t *testing.T) {
+	root := writeTree(t, map[string]string{
+		".venv/pyvenv.cfg": "home = /usr/bin\n",
+		".venv/lib/python3.12/site-packages/torch/nn.py":    "LR = 1\n",
+		".venv/lib/python3.12/site-packages/torch/sub/a.py": "A = 1\n",
+		".venv/lib/python3.12/site-packages/six.py":         "x = 1\n",
+		".venv/lib/python3.12/site-packages/numpy/core.py":  "N = 1\n",
+	})
+	sp := filepath.Join(root, ".venv/lib/python3.12/site-packages")
+	none := func(string) (string, bool) { return "", false }
+	pin := func() Material {
+		t.Helper()
+		var m Material
+		if err := m.pinInstalled(root, root, &adapter.Adapter{}, none); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	changes := func(approved Material) []string {
+		now := pin()
+		now.contentsMoved(approved)
+		return stampChanges(approved, now)
+	}
+	approved := pin()
+	if err := approved.pinContents(nil); err != nil {
+		t.Fatal(err)
+	}
+	old := approved
+	old.Contents = nil
+	nn := filepath.Join(sp, "torch/nn.py")
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(nn, later, later); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(filepath.Join(sp, "six.py"))
+	if err := os.WriteFile(filepath.Join(sp, "six.tmp"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(sp, "six.tmp"), filepath.Join(sp, "six.py")); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string(nil), changes(approved)); diff != "" {
+		t.Errorf("stamps moved, content as approved (-want +got):\n%s", diff)
+	}
+	want := []string{".venv/lib/python3.12/site-packages/six.py: edited since approval", ".venv/lib/python3.12/site-packages/torch: edited since approval"}
+	if diff := cmp.Diff(want, changes(old)); diff != "" {
+		t.Errorf("an approval without contents (-want +got):\n%s", diff)
+	}
+	st, _ := os.Stat(nn)
+	if err := os.WriteFile(nn, []byte("LR = 9\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(nn, st.ModTime(), st.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	now := pin()
+	now.contentsMoved(approved)
+	if diff := cmp.Diff(want[1:], stampChanges(approved, now)); diff != "" {
+		t.Errorf("a byte edited, modification time restored (-want +got):\n%s", diff)
+	}
+	// The entries whose stamps moved, and no other.
+	var read []string
+	for k := range now.Contents {
+		read = append(read, k)
+	}
+	sort.Strings(read)
+	if diff := cmp.Diff([]string{".venv/lib/python3.12/site-packages/six.py", ".venv/lib/python3.12/site-packages/torch"}, read); diff != "" {
+		t.Errorf("entries read (-want +got):\n%s", diff)
+	}
 }
