@@ -96,8 +96,10 @@ type jsonlParser struct {
 	// block had to be read again, so that later blocks queue at once.
 	direct, queued bool
 
-	// The shape of the last flat row fastObject read (see shapeLine).
+	// The shape of the last flat row fastObject read (see shapeLine),
+	// and the rows of it read since anything else was folded.
 	shape rowShape
+	run   shapeRun
 	// While fastObject reads a row: its top-level numbers, and whether
 	// the row held nothing else.
 	rec  []shapeRec
@@ -257,6 +259,13 @@ func (p *jsonlParser) parseBlock(data []byte, off int64, b *batch) {
 // parseLines parses the block's lines into b. It reports false when a
 // row that folded values at once must be read again (see parseBlock).
 func (p *jsonlParser) parseLines(data []byte, off int64, b *batch) bool {
+	p.run.n = 0
+	done := p.readLines(data, off, b)
+	p.foldRun(b)
+	return done
+}
+
+func (p *jsonlParser) readLines(data []byte, off int64, b *batch) bool {
 	p.b = b
 	line := 0
 	for len(data) > 0 {
@@ -334,12 +343,10 @@ func (p *jsonlParser) foldedAgain(b *batch) bool {
 // queued nothing, when the line needs the decoder.
 func (p *jsonlParser) fastLine(l []byte, b *batch) bool {
 	p.beginRow(b)
-	switch p.shapeLine(l) {
-	case shapeRead:
+	if p.shapeLine(l) {
 		return true
-	case shapeFailed:
-		return false
 	}
+	p.foldRun(b) // before this row folds anything
 	p.beginRow(b)
 	i := skipSpace(l, 0)
 	if i >= len(l) || l[i] != '{' {

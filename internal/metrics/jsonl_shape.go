@@ -38,20 +38,53 @@ type rowShape struct {
 	// no part of a number, so it ends the numbers of later rows too.
 	terms []byte
 	// pos holds, while a row is read, where number k starts (pos[2k])
-	// and ends (pos[2k+1]).
-	pos []int32
+	// and ends (pos[2k+1]); last holds the same of the last row read.
+	pos, last []int32
+	folds     int32 // numbers of kind shapeFold
+	others    bool  // numbers of kind shapeOther
+}
+
+// A shapeRun is rows of the shape read one after another while a block's
+// plain numbers are folded into its summaries at once (jsonlParser.direct):
+// each tag of the shape has a value in each of them, so they are folded
+// together when the run ends, as n rows from first to last.
+type shapeRun struct {
+	n           int64
+	first, last int32 // the rows' indexes in the batch
+	off         int32 // where the last row starts in the block
+}
+
+// foldRun folds the run of rows of one shape into b's summaries, as
+// foldLazy would have folded each of their numbers.
+func (p *jsonlParser) foldRun(b *batch) {
+	r := &p.run
+	if r.n == 0 {
+		return
+	}
+	sh := &p.shape
+	for k, kind := range sh.kinds {
+		if kind != shapeFold {
+			continue
+		}
+		id := sh.refs[k].id
+		if int(id) >= len(b.sums) {
+			b.sums = append(b.sums, make([]tagSum, int(id)+1-len(b.sums))...)
+		}
+		t := &b.sums[id]
+		if t.n == 0 {
+			t.first = r.first
+			b.touched = append(b.touched, id)
+		}
+		t.n += r.n
+		t.last, t.lex = r.last, r.off+sh.last[2*k]
+	}
+	r.n = 0
 }
 
 func (s *rowShape) reset() {
 	s.refs, s.kinds, s.gaps, s.offs, s.terms = s.refs[:0], s.kinds[:0], s.gaps[:0], s.offs[:0], s.terms[:0]
+	s.folds, s.others = 0, false
 }
-
-// What shapeLine did with a row.
-const (
-	shapeMissed = iota // the row has another shape: nothing was queued
-	shapeRead          // the row was read
-	shapeFailed        // the row needs reading again (see parseBlock)
-)
 
 // maxShape bounds the numbers of a row shape.
 const maxShape = 4096
@@ -84,6 +117,7 @@ func (p *jsonlParser) learnShape(l []byte) {
 			kind = shapeSkip
 		default:
 			kind = shapeFold
+			sh.folds++
 			if int(ref.id) >= len(p.inRow) {
 				p.inRow = append(p.inRow, make([]uint32, int(ref.id)+1-len(p.inRow))...)
 			}
@@ -93,6 +127,7 @@ func (p *jsonlParser) learnShape(l []byte) {
 			}
 			p.inRow[ref.id] = p.rowGen
 		}
+		sh.others = sh.others || kind == shapeOther
 		sh.refs = append(sh.refs, r.ref)
 		sh.kinds = append(sh.kinds, kind)
 		sh.offs = append(sh.offs, int32(len(sh.gaps)))
@@ -102,21 +137,22 @@ func (p *jsonlParser) learnShape(l []byte) {
 	}
 	sh.offs = append(sh.offs, int32(len(sh.gaps)))
 	sh.gaps = append(sh.gaps, make([]byte, 16)...)
-	if n := 2 * len(sh.refs); cap(sh.pos) < n {
-		sh.pos = make([]int32, n)
+	if n := 2 * len(sh.refs); cap(sh.pos) < n || cap(sh.last) < n {
+		sh.pos, sh.last = make([]int32, n), make([]int32, n)
 	}
-	sh.pos = sh.pos[:2*len(sh.refs)]
+	sh.pos, sh.last = sh.pos[:2*len(sh.refs)], sh.last[:2*len(sh.refs)]
 }
 
 // shapeLine reads a row of the shape of the last flat row of numbers: the
 // same bytes between its numbers, numbers of the plainest spellings (see
 // scanPlainNumber), and the object's end. Such a row reads as fastObject
-// would read it. Any other row is missed with nothing queued.
-func (p *jsonlParser) shapeLine(l []byte) int {
+// would read it. It reports false, having queued nothing, for any other
+// row.
+func (p *jsonlParser) shapeLine(l []byte) bool {
 	sh := &p.shape
 	n := len(sh.refs)
 	if n == 0 {
-		return shapeMissed
+		return false
 	}
 	i, k := 0, 0
 	for {
@@ -126,19 +162,19 @@ func (p *jsonlParser) shapeLine(l []byte) int {
 			break
 		}
 		if !ok {
-			return shapeMissed
+			return false
 		}
 		// Number k starts at i, in a spelling the kernel leaves to the
 		// full check.
 		e := byteNear(l, i, sh.terms[k])
 		if e < 0 || scanPlainNumber(l, i) != e {
-			return shapeMissed
+			return false
 		}
 		sh.pos[2*k], sh.pos[2*k+1] = int32(i), int32(e)
 		i, k = e, k+1
 	}
 	if i = skipSpace(l, i); i >= len(l) || l[i] != '}' || skipSpace(l, i+1) != len(l) {
-		return shapeMissed
+		return false
 	}
 	pos := sh.pos
 	// The step is checked before anything is queued.
@@ -146,25 +182,37 @@ func (p *jsonlParser) shapeLine(l []byte) int {
 		if kind == shapeStep {
 			v, ok := parseStepBytes(l[pos[2*k]:pos[2*k+1]])
 			if !ok {
-				return shapeMissed
+				return false
 			}
 			p.step, p.hasStep = v, true
 		}
 	}
 	b := p.b
+	if p.direct && sh.folds > 0 {
+		// The row joins the run; its numbers are folded with the run's.
+		ri := int32(len(b.rowm))
+		if p.run.n == 0 {
+			p.run.first = ri
+		}
+		p.run.n++
+		p.run.last = ri
+		p.run.off = int32(cap(b.data) - cap(l))
+		sh.pos, sh.last = sh.last, sh.pos
+		b.direct += sh.folds
+		if !sh.others {
+			return true
+		}
+	}
 	for k, kind := range sh.kinds {
 		start := pos[2*k]
 		switch kind {
 		case shapeFold:
 			r := sh.refs[k]
 			switch {
+			case p.direct:
 			case !b.lazy:
 				_, v := scanJSONNumber(l, int(start), true)
 				b.add(r.id, v)
-			case p.direct:
-				if !p.foldLazy(r.id, l[start:]) {
-					return shapeFailed
-				}
 			default:
 				b.addLazy(r.id, l[start:])
 			}
@@ -172,7 +220,7 @@ func (p *jsonlParser) shapeLine(l []byte) int {
 			p.number(sh.refs[k], false, l[start:pos[2*k+1]])
 		}
 	}
-	return shapeRead
+	return true
 }
 
 // shapeScanGeneric reads numbers k, k+1, … of a row of a shape, from l[i:]
