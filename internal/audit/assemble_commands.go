@@ -601,8 +601,8 @@ func (a *assembler) documented(e *EntryPoint, c cmdHit, f *facts) {
 	trains := a.documentedTrain(c.argv, e)
 	form := templated(c.argv)
 	r := docRank(f.path)
-	if r > 2 && a.linkedDocs()[f.path] {
-		r = 2
+	if r > 3 && a.linkedDocs()[f.path] {
+		r = 3
 	}
 	script, mod, _ := pyTarget(c.argv)
 	if sh, _ := shellTarget(c.argv); script == "" && sh != "" {
@@ -627,7 +627,8 @@ func (a *assembler) documented(e *EntryPoint, c cmdHit, f *facts) {
 
 // linkedDocs are the READMEs the root README links to (a folder's
 // README, or the page itself): where its humans send a newcomer, as
-// close as the docs' start pages.
+// close as the pages of the docs' start folder, after the start pages
+// themselves.
 func (a *assembler) linkedDocs() map[string]bool {
 	if a.linked != nil {
 		return a.linked

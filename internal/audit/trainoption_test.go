@@ -84,3 +84,27 @@ func TestRootReadmeFirst(t *testing.T) {
 		})
 	}
 }
+
+// TestStartPageOverLinkedExample: of the pages the root README links to,
+// the docs' quick start is the way in; an example's README it also
+// links to comes after, however RL its name.
+func TestStartPageOverLinkedExample(t *testing.T) {
+	dir := t.TempDir()
+	trainPy := "import argparse\nimport gymnasium as gym\np = argparse.ArgumentParser()\nargs = p.parse_args()\nenv = gym.make('x')\nenv.step(0)\nloss.backward()\n"
+	writeTree(t, dir, map[string]string{
+		"README.md": "# Lab\n\n- [Quick Start](./docs/get_started/quick_start.md)\n" +
+			"- [`examples/agent_rl`](examples/agent_rl/README.md): an agent trained with RL\n",
+		"docs/get_started/quick_start.md":   "```bash\nbash scripts/run-small.sh\n```\n",
+		"examples/agent_rl/README.md":       "```bash\nbash examples/agent_rl/run_agent_rl.sh\n```\n",
+		"scripts/run-small.sh":              "#!/bin/bash\npython3 train.py --lr 1e-3\n",
+		"examples/agent_rl/run_agent_rl.sh": "#!/bin/bash\npython3 train.py --lr 1e-4\n",
+		"train.py":                          trainPy,
+	})
+	r, err := Run(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Adapter.Commands["train"]; !strings.HasPrefix(got, "bash scripts/run-small.sh") {
+		t.Errorf("commands.train = %q, want the quick start's bash scripts/run-small.sh", got)
+	}
+}
