@@ -157,6 +157,8 @@ func (hr *hfReader) finish() (Info, error) {
 		info.Notes = append(info.Notes, fmt.Sprintf("global_step %d is short of max_steps %d, and the Trainer was told to stop (should_training_stop, as an early-stopping callback sets it).", gs, *hr.maxSteps))
 	default:
 		info.Unfinished = fmt.Sprintf("trainer_state.json says global_step %d of max_steps %d: the training had not finished when it was written (a checkpoint of a run still training, or of one that crashed or was stopped)", gs, *hr.maxSteps)
+		// Said as a note too, for metrics inspect, which shows notes only.
+		info.Notes = append(info.Notes, "The run had not finished: "+info.Unfinished+".")
 	}
 	return info, nil
 }
