@@ -415,3 +415,13 @@ func FuzzPythonReads(f *testing.F) {
 		}
 	})
 }
+
+// TestDotenvWords: the substring search inspect makes in place of
+// dotenvPattern finds every word of it.
+func TestDotenvWords(t *testing.T) {
+	for _, w := range strings.Split(dotenvPattern, "|") {
+		if !strings.Contains(w, "dotenv") && w != "env_file" {
+			t.Errorf("dotenvPattern's word %q holds neither dotenv nor env_file: inspect would miss it", w)
+		}
+	}
+}
