@@ -5,6 +5,7 @@ import (
 	"fmt"
 	iofs "io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -334,8 +335,11 @@ func groupChoices(args []string, p *Program) map[string]string {
 }
 
 // yamlTree is what Hydra would compose without Hydra: the keys of the
-// primary config and of each group option its defaults list (or the
-// command) chooses, under the group's name.
+// primary config and of each config its defaults list (or the command)
+// chooses, at its package: a group option under the group's name or the
+// package written after '@' (verl's "actor@actor_rollout_ref.actor:
+// dp_actor"), and so on down the chosen configs' own defaults lists,
+// whose groups lie beside them ("../optim@optim: fsdp").
 func (t *Target) yamlTree(p *Program, name string, choices map[string]string) ([]string, error) {
 	data, err := os.ReadFile(filepath.Join(t.Root, name))
 	if err != nil {
@@ -345,32 +349,124 @@ func (t *Target) yamlTree(p *Program, name string, choices map[string]string) ([
 	if err := yaml.Unmarshal(data, &primary); err != nil {
 		return nil, document.SyntaxError(name, data, err)
 	}
-	keys := flatten("", primary)
-	add := func(group, option string) {
-		var sub any
-		data, err := os.ReadFile(filepath.Join(p.Hydra.ConfigPath, filepath.FromSlash(group), option+".yaml"))
-		if err != nil || yaml.Unmarshal(data, &sub) != nil {
-			return // Hydra itself says what is missing: the hydra-groups rule
+	c := composer{root: p.Hydra.ConfigPath, seen: map[string]bool{}}
+	c.compose(primary, "", "", choices, 0)
+	for group, option := range choices {
+		if !c.chosen[group] {
+			c.add(group, option, strings.ReplaceAll(group, "/", "."), 1)
 		}
-		prefix := strings.ReplaceAll(group, "/", ".")
-		keys = append(keys, prefix)
-		keys = append(keys, flatten(prefix, sub)...)
 	}
-	defaults, _ := primary["defaults"].([]any)
+	sort.Strings(c.keys)
+	return slices.Compact(c.keys), nil
+}
+
+// A composer gathers the keys of a config and of what its defaults list
+// brings in. A config it cannot read adds nothing: the hydra-groups rule
+// says what is missing.
+type composer struct {
+	root   string
+	keys   []string
+	seen   map[string]bool
+	chosen map[string]bool
+}
+
+// compose adds the keys of cfg, the config in group dir (relative to the
+// config root) at package pkg, and of its defaults list's choices; the
+// command's choices replace the primary config's own (depth 0).
+func (c *composer) compose(cfg map[string]any, dir, pkg string, choices map[string]string, depth int) {
+	if depth > 8 {
+		return
+	}
+	for k, v := range cfg {
+		if k != "defaults" {
+			c.keys = append(c.keys, flatten(join(pkg, k), v)...)
+			c.keys = append(c.keys, join(pkg, k))
+		}
+	}
+	defaults, _ := cfg["defaults"].([]any)
 	for _, d := range defaults {
-		entry, _ := d.(map[string]any)
-		for group, option := range entry {
-			group = strings.TrimSpace(strings.TrimPrefix(group, "override "))
-			if opt, ok := option.(string); ok && choices[group] == "" {
-				add(group, opt)
+		switch d := d.(type) {
+		case string:
+			// A config of this group, merged here ("actor", "x@pkg").
+			name, at, _ := strings.Cut(strings.TrimSpace(d), "@")
+			if name != "_self_" {
+				c.add(dir+"/"+name, "", packageOf(pkg, at, ""), depth+1)
+			}
+		case map[string]any:
+			for spec, option := range d {
+				opt, ok := option.(string)
+				if !ok {
+					continue // null or a list of options
+				}
+				spec = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(spec, "override "), "optional "))
+				group, at, _ := strings.Cut(spec, "@")
+				if depth == 0 {
+					if ch := choices[group]; ch != "" {
+						opt = ch
+					}
+					if c.chosen == nil {
+						c.chosen = map[string]bool{}
+					}
+					c.chosen[group] = true
+				}
+				c.add(dir+"/"+group, opt, packageOf(pkg, at, groupPackage(group)), depth+1)
 			}
 		}
 	}
-	for group, option := range choices {
-		add(group, option)
+}
+
+// add composes the config group/option (option "" for a config named
+// group itself) at package pkg.
+func (c *composer) add(group, option, pkg string, depth int) {
+	file := path.Clean(strings.TrimPrefix(group, "/"))
+	if option != "" {
+		file += "/" + option
 	}
-	sort.Strings(keys)
-	return slices.Compact(keys), nil
+	if strings.HasPrefix(file, "../") || c.seen[file+"@"+pkg] {
+		return
+	}
+	c.seen[file+"@"+pkg] = true
+	data, err := os.ReadFile(filepath.Join(c.root, filepath.FromSlash(file)+".yaml"))
+	var sub map[string]any
+	if err != nil || yaml.Unmarshal(data, &sub) != nil {
+		return
+	}
+	if pkg != "" {
+		c.keys = append(c.keys, pkg)
+	}
+	c.compose(sub, path.Dir(file), pkg, nil, depth)
+}
+
+// packageOf is the package of a defaults entry written in a config at
+// package parent: the one after '@' (_global_ is the root), else the
+// group's own name under the parent.
+func packageOf(parent, at, group string) string {
+	switch at {
+	case "_global_":
+		return ""
+	case "":
+		return join(parent, group)
+	}
+	return join(parent, at)
+}
+
+// groupPackage is a group's default package: its path with dots, or its
+// last name for a path that climbs ("../optim").
+func groupPackage(group string) string {
+	if strings.Contains(group, "..") {
+		return path.Base(group)
+	}
+	return strings.ReplaceAll(strings.Trim(group, "/"), "/", ".")
+}
+
+func join(prefix, key string) string {
+	if prefix == "" {
+		return key
+	}
+	if key == "" {
+		return prefix
+	}
+	return prefix + "." + key
 }
 
 // pathOption names an option whose value is an input that must exist.

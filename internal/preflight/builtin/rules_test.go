@@ -106,6 +106,25 @@ func TestRunRules(t *testing.T) {
 			},
 		},
 		{
+			name: "hydra without Hydra: verl's defaults at packages ('@'), nested, with groups beside them ('../')",
+			files: map[string]string{
+				"main_ppo.py": "import hydra\n\n@hydra.main(config_path=\"config\", config_name=\"ppo_trainer\")\ndef main(cfg):\n    pass\n",
+				"config/ppo_trainer.yaml": "defaults:\n  - actor@actor_rollout_ref.actor: dp_actor\n  - data@data: legacy_data\n  - reward_manager@reward_manager\n  - _self_\n" +
+					"trainer:\n  nnodes: 1\n",
+				"config/actor/dp_actor.yaml":   "defaults:\n  - ../optim@optim: fsdp\n  - actor\n  - _self_\nstrategy: fsdp\n",
+				"config/actor/actor.yaml":      "ppo_mini_batch_size: 256\n",
+				"config/optim/fsdp.yaml":       "lr: 1e-6\n",
+				"config/data/legacy_data.yaml": "train_batch_size: 1024\nseed: 1\n",
+				"config/reward_manager.yaml":   "name: naive\n",
+			},
+			in: Input{Command: "python3 main_ppo.py data.seed=0 actor_rollout_ref.actor.optim.lr=1e-5 actor_rollout_ref.actor.ppo_mini_batch_size=64 " +
+				"actor_rollout_ref.actor.strategy=fsdp2 reward_manager.name=x trainer.nnodes=1 actor_rollout_ref.actor.optim.lrr=1"},
+			rules: []string{"overrides"},
+			want: []Finding{
+				{Level: preflight.Fatal, Rule: "overrides", Message: "override actor_rollout_ref.actor.optim.lrr names no key of config/ppo_trainer.yaml and its defaults' YAML (Hydra is not importable in python3) (closest: actor_rollout_ref.actor.optim.lr)"},
+			},
+		},
+		{
 			name: "a YAML slip in the zoo's hyperparameters or the config: one line at the slip",
 			files: map[string]string{
 				"train.py":            "import argparse\np = argparse.ArgumentParser()\np.add_argument('--algo')\np.add_argument('--env')\np.add_argument('--conf')\n",
