@@ -13,7 +13,8 @@ import (
 // module, and the index of its first argument. Launchers (torchrun,
 // accelerate launch, deepspeed, srun, mpirun) are looked through.
 func pyTarget(argv []string) (script, module string, argsAt int) {
-	for i := envRunner(argv); i < len(argv); i++ {
+	runner := envRunner(argv)
+	for i := runner; i < len(argv); i++ {
 		w := argv[i]
 		name := path.Base(w)
 		switch {
@@ -45,7 +46,8 @@ func pyTarget(argv []string) (script, module string, argsAt int) {
 				}
 			}
 			return "", "", len(argv)
-		case (w == "-m" || w == "--module") && i > 0 && i+1 < len(argv) && isLauncher(path.Base(argv[0])):
+		// uv run -m mod runs a module as python -m does.
+		case (w == "-m" || w == "--module") && i > 0 && i+1 < len(argv) && (isLauncher(path.Base(argv[0])) || i == runner):
 			return "", argv[i+1], i + 2
 		case strings.HasSuffix(w, ".py") && (i == 0 || isLauncher(path.Base(argv[0]))):
 			return w, "", i + 1
@@ -175,6 +177,11 @@ func nameKind(words ...string) string {
 		}
 	}
 	for _, w := range words {
+		if dataPrepName(w) {
+			return "other"
+		}
+	}
+	for _, w := range words {
 		if guard.Trainer([]string{"python", strings.TrimSuffix(w, ".py") + ".py"}, "") != "" || lowerHas(w, "finetune", "fine_tune") {
 			return "train"
 		}
@@ -191,6 +198,20 @@ func utilityName(p string) bool {
 	case "setup", "install", "source", "reset", "format", "lint", "download", "build", "docker", "clean",
 		"deploy", "convert", "export", "prepare", "preprocess", "plot", "check", "test", "tests", "upload", "env":
 		return true
+	}
+	return false
+}
+
+// dataPrepName reports a script named for preparing data (gsm8k_dataset.py,
+// searchr1_download.py), whatever folder it is in (examples/train/) and
+// whatever prose about training is around its command: it prepares a run.
+func dataPrepName(p string) bool {
+	base := strings.TrimSuffix(strings.ToLower(path.Base(p)), path.Ext(p))
+	for _, w := range strings.FieldsFunc(base, func(r rune) bool { return r == '_' || r == '-' || r == '.' }) {
+		switch w {
+		case "dataset", "datasets", "download", "prepare", "preprocess", "prep", "tokenize", "convert":
+			return true
+		}
 	}
 	return false
 }
@@ -620,7 +641,7 @@ func (a *assembler) documented(e *EntryPoint, c cmdHit, f *facts) {
 	}
 	// What the prose says of a program that shows nothing of it itself
 	// (python sheeprl.py exp=ppo under "To train an agent").
-	if e.Kind == "other" && !e.fixed && (trains || c.trainCtx) {
+	if e.Kind == "other" && !e.fixed && (trains || c.trainCtx && !dataPrepName(e.Target)) {
 		e.Kind = "train"
 	}
 }

@@ -462,6 +462,17 @@ func commandLines(s string, firstLine int, origin string) []cmdHit {
 		start := i
 		for strings.HasSuffix(l, "\\") && i+1 < len(lines) {
 			i++
+			// Docs annotate a long command with comment and blank lines
+			// between its continued, indented arguments: read past them.
+			if i+1 < len(lines) && fenced && docGap(lines[i]) {
+				j := i
+				for j < len(lines) && docGap(lines[j]) {
+					j++
+				}
+				if j < len(lines) && (strings.HasPrefix(lines[j], " ") || strings.HasPrefix(lines[j], "\t")) {
+					i = j
+				}
+			}
 			l = strings.TrimSuffix(l, "\\") + " " + strings.TrimSpace(lines[i])
 		}
 		if c, ok := commandLine(l, firstLine+start, origin); ok {
@@ -582,6 +593,12 @@ func spanLine(l string, spans []string) (string, bool) {
 	}
 	l = strings.TrimSpace(strings.Trim(strings.TrimSpace(l), "`"))
 	return spans[0], l == spans[0]
+}
+
+// docGap reports a blank or comment line inside a documented command.
+func docGap(l string) bool {
+	t := strings.TrimSpace(l)
+	return t == "" || t[0] == '#'
 }
 
 // proseTrains reports prose or a heading that says what follows trains:

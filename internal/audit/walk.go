@@ -116,7 +116,7 @@ func classify(rel string) fileKind {
 		lower == "environment.yml" || lower == "environment.yaml":
 		return kindRequirements
 	case strings.HasPrefix(lower, "readme") && (ext == "" || ext == "md" || ext == "rst" || ext == "txt" || ext == "markdown"),
-		(ext == "md" || ext == "rst" || ext == "markdown") && (!strings.Contains(rel, "/") || inDocs(rel)):
+		(ext == "md" || ext == "mdx" || ext == "rst" || ext == "markdown") && (!strings.Contains(rel, "/") || inDocs(rel)):
 		return kindReadme
 	case lower == ".env" || ext == "env" || strings.HasPrefix(lower, ".env.") || lower == ".envrc":
 		return kindEnv
