@@ -20,6 +20,9 @@ type changes []string
 
 func (c changes) Changes(context.Context) []string        { return c }
 func (c changes) Paths(context.Context) ([]string, error) { return nil, nil }
+func (c changes) Covers(context.Context, []string) ([]string, error) {
+	return nil, nil
+}
 
 // TestHoldJob: a Slurm job holds its run to the approval its launch
 // recorded, on the node: a change at the start refuses the trainer and

@@ -163,7 +163,7 @@ func Supervise(ctx context.Context, in io.Reader, handshake io.WriteCloser, stde
 		go func() {
 			defer wg.Done()
 			sv.watch(ctx, p, rec, sh, now)
-			checkEnd(ctx, rec, held, w.between(from, time.Now()), now)
+			checkEnd(ctx, rec, held, sv.seen(ctx, w, holder, from), now)
 			save(rec)
 			slots <- gpus
 		}()
@@ -180,10 +180,13 @@ type Hold func(p *Plan) (Holder, error)
 
 // A Holder holds runs to an approval: each call of Changes names every
 // difference between what the runs would run now and the approval; Paths
-// are the files it pins, by absolute path, watched while the runs run.
+// are the files it pins, by absolute path, watched while the runs run;
+// Covers names those of paths, created and removed while a run ran, it
+// would have pinned.
 type Holder interface {
 	Changes(ctx context.Context) []string
 	Paths(ctx context.Context) ([]string, error)
+	Covers(ctx context.Context, paths []string) ([]string, error)
 }
 
 // maxWatches bounds the directories a supervisor watches (watchLimit).
@@ -254,6 +257,31 @@ func (sv *supervisor) watchPinned(ctx context.Context, root string, h Holder) *w
 		return &watch{note: fmt.Sprintf("not watched: %v", err)}
 	}
 	return watchFiles(root, paths, watchLimit(maxWatches))
+}
+
+// seen names what the watch saw change while a run ran, from from to
+// now: pinned files changed, and files the pin would have covered that
+// were created and are gone.
+func (sv *supervisor) seen(ctx context.Context, w *watch, h Holder, from time.Time) []string {
+	changed, gone := w.since(from)
+	if len(gone) == 0 {
+		return changed
+	}
+	at := map[string]time.Time{}
+	var paths []string
+	for _, c := range gone {
+		at[c.path], paths = c.at, append(paths, c.path)
+	}
+	sv.reaping.Lock()
+	covered, err := h.Covers(ctx, paths)
+	sv.reaping.Unlock()
+	if err != nil {
+		return append(changed, fmt.Sprintf("files created while the run ran: %v", err))
+	}
+	for _, p := range covered {
+		changed = append(changed, fmt.Sprintf("%s: created and removed while the run ran (at %s)", w.name(p), at[p].UTC().Format(time.RFC3339)))
+	}
+	return changed
 }
 
 // A supervisor holds what its runs share: the binary its shepherds run and

@@ -38,7 +38,15 @@ type watch struct {
 
 	mu   sync.Mutex
 	seen []seenChange
+	// created are the names created in a watched directory that are not
+	// pinned: checked at the end when they are gone (since). tooMany is
+	// set when more than maxCreated came.
+	created []seenChange
+	tooMany bool
 }
+
+// maxCreated bounds the new names a watch keeps.
+const maxCreated = 10000
 
 type seenChange struct {
 	at   time.Time
@@ -156,6 +164,13 @@ func (w *watch) note1(at time.Time, wd int32, mask uint32, name string) {
 		p = filepath.Join(dir, name)
 	}
 	if !w.files[p] {
+		if mask&(syscall.IN_CREATE|syscall.IN_MOVED_TO) != 0 {
+			if len(w.created) < maxCreated {
+				w.created = append(w.created, seenChange{at, p, "created"})
+			} else {
+				w.tooMany = true
+			}
+		}
 		return
 	}
 	var what string
@@ -190,32 +205,52 @@ func (w *watch) sync() {
 	}
 }
 
-// between names each pinned path changed from t0 to t1, once, with the
-// first change seen: "train.py: written while the run ran (at …)".
-func (w *watch) between(t0, t1 time.Time) []string {
+// since names each pinned path changed from t0 until now (the events
+// queued so far included), once, with the first change seen ("train.py:
+// written while the run ran (at …)"), and returns the other names created
+// in that time that are gone by now.
+func (w *watch) since(t0 time.Time) (changed []string, gone []seenChange) {
 	w.sync()
+	t1 := time.Now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	var out []string
 	named := map[string]bool{}
 	for _, c := range w.seen {
 		if c.at.Before(t0) || c.at.After(t1) || named[c.path] {
 			continue
 		}
 		named[c.path] = true
-		at := c.at.UTC().Format(time.RFC3339)
 		if c.path == "" {
-			out = append(out, fmt.Sprintf("pinned files: %s (at %s)", c.what, at))
+			changed = append(changed, fmt.Sprintf("pinned files: %s (at %s)", c.what, stamp(c.at)))
 			continue
 		}
-		rel, err := filepath.Rel(w.root, c.path)
-		if err != nil || strings.HasPrefix(rel, "..") {
-			rel = c.path
-		}
-		out = append(out, fmt.Sprintf("%s: %s while the run ran (at %s)", filepath.ToSlash(rel), c.what, at))
+		changed = append(changed, fmt.Sprintf("%s: %s while the run ran (at %s)", w.name(c.path), c.what, stamp(c.at)))
 	}
-	sort.Strings(out)
-	return out
+	sort.Strings(changed)
+	for _, c := range w.created {
+		if c.at.Before(t0) || c.at.After(t1) || named[c.path] {
+			continue
+		}
+		named[c.path] = true
+		if _, err := os.Lstat(c.path); errors.Is(err, os.ErrNotExist) {
+			gone = append(gone, c)
+		}
+	}
+	if w.tooMany {
+		changed = append(changed, fmt.Sprintf("new files: more than %d were created beside the pinned files while the run ran; those removed again were not checked", maxCreated))
+	}
+	return changed, gone
+}
+
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// name is p as the changes name it: relative to the root.
+func (w *watch) name(p string) string {
+	rel, err := filepath.Rel(w.root, p)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return p
+	}
+	return filepath.ToSlash(rel)
 }
 
 // close stops the watch.

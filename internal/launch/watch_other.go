@@ -13,7 +13,14 @@ func watchFiles(root string, paths []string, limit int) *watch {
 	return &watch{note: "not watched: no inotify on this system"}
 }
 
-func (w *watch) sync()                             {}
-func (w *watch) between(t0, t1 time.Time) []string { return nil }
-func (w *watch) close()                            {}
-func (w *watch) watching() string                  { return w.note }
+func (w *watch) sync()                                       {}
+func (w *watch) since(t0 time.Time) ([]string, []seenChange) { return nil, nil }
+func (w *watch) name(p string) string                        { return p }
+
+type seenChange struct {
+	at   time.Time
+	path string
+}
+
+func (w *watch) close()           {}
+func (w *watch) watching() string { return w.note }

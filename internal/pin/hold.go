@@ -118,6 +118,55 @@ func (h *Held) Paths(ctx context.Context) ([]string, error) {
 	return slices.Sorted(maps.Keys(set)), nil
 }
 
+// Covers names those of paths (absolute, gone by now) the pin would have
+// covered as code had they stayed: in a git work tree, inside the code's
+// scope, not rlxp's state, not under a directory runs write into, not
+// ignored. A file created and removed while a run ran is then a change
+// the recomputation at its end cannot find.
+func (h *Held) Covers(ctx context.Context, paths []string) ([]string, error) {
+	root := h.r.Root
+	_, e, err := workspace.Experiment(h.r, h.rec.Subject)
+	if err != nil {
+		return nil, err
+	}
+	ad, err := Adapter(h.r)
+	if err != nil {
+		return nil, err
+	}
+	named, err := commands(root, ad, h.r.Show(state.Adapter), e, func(int, string, string) {})
+	if err != nil {
+		return nil, err
+	}
+	g, err := openGit(ctx, root, ad)
+	if err != nil || !g.in {
+		return nil, err
+	}
+	outputs := Outputs(ad, named)
+	var rels []string
+	abs := map[string]string{}
+	for _, p := range paths {
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			continue
+		}
+		rel = filepath.ToSlash(rel)
+		if g.scope.covers(rel) && !notCode(change{path: rel, untracked: true}, outputs) {
+			rels, abs[rel] = append(rels, rel), p
+		}
+	}
+	ign, err := ignored(ctx, root, rels)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, rel := range rels {
+		if !ign[rel] {
+			out = append(out, abs[rel])
+		}
+	}
+	return out, nil
+}
+
 // HoldPlan is launch.Hold: the approval a confirmed plan's runs are held
 // to, which must still be the one the plan was confirmed under.
 func HoldPlan(p *launch.Plan) (launch.Holder, error) {
