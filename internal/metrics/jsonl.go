@@ -270,6 +270,17 @@ func (p *jsonlParser) readLines(data []byte, off int64, b *batch) bool {
 	line := 0
 	for len(data) > 0 {
 		line++
+		p.beginRow(b)
+		if n := p.shapeRow(data); n >= 0 {
+			if e := p.endRow(b, line); e != nil {
+				e.Line = line
+				b.err, b.lines = e, line
+				return true
+			}
+			off += int64(n + 1)
+			data = data[min(n+1, len(data)):]
+			continue
+		}
 		var l []byte
 		n := bytes.IndexByte(data, '\n')
 		if n < 0 {

@@ -148,11 +148,18 @@ func (p *jsonlParser) learnShape(l []byte) {
 // scanPlainNumber), and the object's end. Such a row reads as fastObject
 // would read it. It reports false, having queued nothing, for any other
 // row.
-func (p *jsonlParser) shapeLine(l []byte) bool {
+func (p *jsonlParser) shapeLine(l []byte) bool { return p.shapeRow(l) == len(l) }
+
+// shapeRow is shapeLine for the row at the start of data, which may hold
+// the lines after it: it returns the index of the newline that ends the
+// row (len(data) when none does), or -1. Neither a gap nor a number the
+// kernel takes holds a newline, so the row's end is found past its last
+// number, without a search for it.
+func (p *jsonlParser) shapeRow(l []byte) int {
 	sh := &p.shape
 	n := len(sh.refs)
 	if n == 0 {
-		return false
+		return -1
 	}
 	i, k := 0, 0
 	for {
@@ -162,19 +169,23 @@ func (p *jsonlParser) shapeLine(l []byte) bool {
 			break
 		}
 		if !ok {
-			return false
+			return -1
 		}
 		// Number k starts at i, in a spelling the kernel leaves to the
 		// full check.
 		e := byteNear(l, i, sh.terms[k])
 		if e < 0 || scanPlainNumber(l, i) != e {
-			return false
+			return -1
 		}
 		sh.pos[2*k], sh.pos[2*k+1] = int32(i), int32(e)
 		i, k = e, k+1
 	}
-	if i = skipSpace(l, i); i >= len(l) || l[i] != '}' || skipSpace(l, i+1) != len(l) {
-		return false
+	if i = rowSpace(l, i); i >= len(l) || l[i] != '}' {
+		return -1
+	}
+	end := rowSpace(l, i+1)
+	if end < len(l) && l[end] != '\n' {
+		return -1
 	}
 	pos := sh.pos
 	// The step is checked before anything is queued.
@@ -182,7 +193,7 @@ func (p *jsonlParser) shapeLine(l []byte) bool {
 		if kind == shapeStep {
 			v, ok := parseStepBytes(l[pos[2*k]:pos[2*k+1]])
 			if !ok {
-				return false
+				return -1
 			}
 			p.step, p.hasStep = v, true
 		}
@@ -200,7 +211,7 @@ func (p *jsonlParser) shapeLine(l []byte) bool {
 		sh.pos, sh.last = sh.last, sh.pos
 		b.direct += sh.folds
 		if !sh.others {
-			return true
+			return end
 		}
 	}
 	for k, kind := range sh.kinds {
@@ -220,7 +231,16 @@ func (p *jsonlParser) shapeLine(l []byte) bool {
 			p.number(sh.refs[k], false, l[start:pos[2*k+1]])
 		}
 	}
-	return true
+	return end
+}
+
+// rowSpace skips the spaces, tabs and carriage returns from l[i] on: the
+// blanks skipSpace skips within a line.
+func rowSpace(l []byte, i int) int {
+	for i < len(l) && (l[i] == ' ' || l[i] == '\t' || l[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 // shapeScanGeneric reads numbers k, k+1, … of a row of a shape, from l[i:]
