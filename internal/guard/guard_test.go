@@ -80,6 +80,12 @@ func TestDecideWellKnownLaunchers(t *testing.T) {
 		{"python -u -OOmverl.trainer.main_ppo", "a training module"},
 		{"uv run --extra gpu -m verl.trainer.main_ppo data.x=1", "a training module"},
 		{"python -uc 'import os; os.system(\"torchrun x.py\")'", "torchrun"},
+		// algorithms by their names
+		{"python cleanrl/c51.py --env-id CartPole-v1 && python cleanrl/ppg_procgen.py", "a training script"},
+		{"python3 acer.py", "a training script"},
+		{"python mava/systems/ff_ippo.py env=lbf", "a training script"},
+		{"python algorithms/offline/iql.py --env halfcheetah", "a training script"},
+		{"python REINFORCE.py", "a training script"},
 		{"perl -we 'system(\"torchrun x.py\")'", "torchrun"},
 		{"torchrun --nproc_per_node 8 train.py --help", "with torchrun"},
 		{"sbatch job.sh --help", "sbatch"},

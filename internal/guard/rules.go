@@ -596,7 +596,9 @@ func trainerName(parts []string) bool {
 	for _, w := range words {
 		switch w {
 		case "ppo", "dqn", "sac", "td3", "ddpg", "a2c", "a3c", "trpo", "impala", "grpo", "dapo", "rloo",
-			"sft", "dpo", "finetune", "pretrain":
+			"ppg", "rpo", "pqn", "c51", "qrdqn", "iqn", "acer", "acktr", "reinforce", "mappo", "ippo", "qmix", "vdn",
+			"maddpg", "matd3", "mpo", "awr", "awac", "iql", "cql", "bcq", "edac", "rebrac", "redq", "droq", "crossq",
+			"tqc", "gail", "airl", "sft", "dpo", "kto", "orpo", "simpo", "finetune", "pretrain":
 			return true
 		}
 	}
