@@ -320,7 +320,9 @@ func pyImports(stmts, code string) []pyImport {
 						alias = f[2]
 					}
 					imp := pyImport{module: f[0], names: attributes(code, alias)}
-					imp.bare = len(imp.names) == 0
+					// import m as x … f(x): the module is used as a value,
+					// not imported for its effect alone.
+					imp.bare = len(imp.names) == 0 && (alias == f[0] || !mentions(nonImports(code), alias))
 					// import pkg … pkg.sub.main(): the names read from
 					// pkg.sub are read through the alias.
 					for _, n := range imp.names {
@@ -332,6 +334,18 @@ func pyImports(stmts, code string) []pyImport {
 		}
 	}
 	return out
+}
+
+// nonImports is code without its import statements.
+func nonImports(code string) string {
+	var b strings.Builder
+	for _, line := range logicalLines(code) {
+		t := strings.TrimSpace(line)
+		if !strings.HasPrefix(t, "from ") && !strings.HasPrefix(t, "import ") {
+			b.WriteString(line + "\n")
+		}
+	}
+	return b.String()
 }
 
 // attributes lists the attributes code reads from a name (train.main).
@@ -399,14 +413,7 @@ func entryName(n string) bool {
 func (a *analyzer) imports(stmts, code string, dirs []string, sc *scope, depth int, called bool) {
 	uses := ""
 	if called {
-		var b strings.Builder
-		for _, line := range logicalLines(stmts) {
-			t := strings.TrimSpace(line)
-			if !strings.HasPrefix(t, "from ") && !strings.HasPrefix(t, "import ") {
-				b.WriteString(line + "\n")
-			}
-		}
-		uses = b.String()
+		uses = nonImports(stmts)
 	}
 	for _, imp := range pyImports(stmts, code) {
 		mod := imp.module
