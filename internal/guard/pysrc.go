@@ -3,9 +3,7 @@ package guard
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/rlxp/rlxp/internal/pylex"
 )
@@ -36,17 +34,62 @@ func (a *analyzer) python(text, path string, names []string, main bool, sc *scop
 	a.recordCodeWrites(body, true, sc)
 }
 
-// spawnRe finds the calls that start a process: subprocess and os
-// functions, and Popen, check_call, check_output imported on their own.
-// The expressions are compiled on first use: the hook starts before
-// every tool call, and most decisions read no Python.
-var spawnRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\b(?:(?:subprocess|sp)\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|os\.(?:system|popen|exec[lv]p?e?|spawn[lv]p?e?|posix_spawnp?)|pty\.spawn|pexpect\.(?:spawn|run)|Popen|check_call|check_output|getoutput|asyncio\.create_subprocess_(?:exec|shell))\s*\(`)
-})
+// spawnFuncs are the functions that start a process, by their module
+// (the name before the dot) or alone; run and call alone count where the
+// code imports them from subprocess.
+var spawnFuncs = map[string]bool{
+	"subprocess.run": true, "subprocess.call": true, "subprocess.check_call": true, "subprocess.check_output": true,
+	"subprocess.Popen": true, "subprocess.getoutput": true, "subprocess.getstatusoutput": true,
+	"sp.run": true, "sp.call": true, "sp.check_call": true, "sp.check_output": true, "sp.Popen": true,
+	"sp.getoutput": true, "sp.getstatusoutput": true,
+	"os.system": true, "os.popen": true, "os.posix_spawn": true, "os.posix_spawnp": true,
+	"pty.spawn": true, "pexpect.spawn": true, "pexpect.run": true,
+	"asyncio.create_subprocess_exec": true, "asyncio.create_subprocess_shell": true,
+	"Popen": true, "check_call": true, "check_output": true, "getoutput": true,
+}
 
-// bareRunRe finds run( and call( when the code imports them from
-// subprocess.
-var bareRunRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|[^\w.])(?:run|call)\s*\(`) })
+// A pyCall is a call in Python source: the dotted name called, where
+// the name starts, and where its arguments start (after the bracket).
+type pyCall struct {
+	name      string
+	at, args  int
+	tok, open int // the indices of the name's first token and of the bracket
+}
+
+// pyCalls lists the calls of Python source as the lexer reads it, so that
+// a string literal or a comment that shows a call is not one.
+func pyCalls(code string, toks []pylex.Token) []pyCall {
+	var out []pyCall
+	for i, t := range toks {
+		if !t.Is(code, pylex.Op, "(") || i == 0 || toks[i-1].Kind != pylex.Name {
+			continue
+		}
+		// the dotted name before the bracket: a.b.c(
+		j := i - 1
+		for j >= 2 && toks[j-1].Is(code, pylex.Op, ".") && toks[j-2].Kind == pylex.Name {
+			j -= 2
+		}
+		if j > 0 && toks[j-1].Is(code, pylex.Op, ".") {
+			continue // (x).y(: not a name the guard knows
+		}
+		var b strings.Builder
+		for k := j; k < i; k++ {
+			b.WriteString(toks[k].Text(code))
+		}
+		out = append(out, pyCall{name: b.String(), at: toks[j].Off, args: t.End, tok: j, open: i})
+	}
+	return out
+}
+
+// lastPart is the last two parts of a dotted name (os.path.join: path.join).
+func lastParts(name string) (last2, last string) {
+	parts := strings.Split(name, ".")
+	last = parts[len(parts)-1]
+	if len(parts) >= 2 {
+		return parts[len(parts)-2] + "." + last, last
+	}
+	return last, last
+}
 
 // spawnCalls lists the command lines the calls that start processes run,
 // where their program is a literal: a string (os.system("python
@@ -57,25 +100,37 @@ func spawnCalls(code string) []string {
 	if !containsAny(code, []string{"subprocess", "os.system", "os.popen", "os.exec", "os.spawn", "os.posix_spawn", "pty.spawn", "pexpect", "Popen", "check_call", "check_output", "getoutput", "sp."}) {
 		return nil
 	}
-	locs := spawnRe().FindAllStringIndex(code, -1)
-	if strings.Contains(code, "from subprocess import") {
-		locs = append(locs, bareRunRe().FindAllStringIndex(code, -1)...)
-	}
-	for _, l := range locs {
-		for _, osExec := range []string{"os.exec", "os.spawn", "os.posix_spawn"} {
-			if strings.HasPrefix(code[l[0]:], osExec) {
-				// os.execv(path, args), os.spawnv(mode, path, args): the
-				// argument vector is the last list.
-				if cmd := pyCommand(code, lastListArg(code, l[1]), l[0]); cmd != "" {
-					out = append(out, cmd)
-				}
+	toks := pylex.Tokens(code)
+	bare := strings.Contains(code, "from subprocess import")
+	for _, c := range pyCalls(code, toks) {
+		two, last := lastParts(c.name)
+		dotted := strings.Contains(c.name, ".")
+		osExec := two == "os."+last && (strings.HasPrefix(last, "exec") || strings.HasPrefix(last, "spawn")) && osProcess(last)
+		switch {
+		case dotted && (spawnFuncs[two] || osExec || last == "Popen" || last == "check_call" || last == "check_output" || last == "getoutput"):
+		case !dotted && (spawnFuncs[last] && !strings.Contains(last, ".") || bare && (last == "run" || last == "call")):
+		default:
+			continue
+		}
+		if osExec {
+			// os.execv(path, args), os.spawnv(mode, path, args): the
+			// argument vector is the last list.
+			if cmd := pyCommand(code, toks, lastListArg(code, c.args), c.at); cmd != "" {
+				out = append(out, cmd)
 			}
 		}
-		if cmd := pyCommand(code, l[1], l[0]); cmd != "" {
+		if cmd := pyCommand(code, toks, c.args, c.at); cmd != "" {
 			out = append(out, cmd)
 		}
 	}
 	return out
+}
+
+// osProcess reports os's exec and spawn functions (execv, execlpe,
+// spawnvp, …).
+func osProcess(f string) bool {
+	rest := strings.TrimPrefix(strings.TrimPrefix(f, "exec"), "spawn")
+	return rest != f && len(rest) >= 1 && len(rest) <= 3 && (rest[0] == 'l' || rest[0] == 'v') && strings.Trim(rest[1:], "pe") == ""
 }
 
 // lastListArg is where the last list argument of the call whose
@@ -106,7 +161,7 @@ func lastListArg(code string, i int) int {
 // pyCommand is the command line of the Python expression at i, when it
 // is a literal command: a string, a list of literals whose first word is
 // a literal, or a name assigned one of these before pos.
-func pyCommand(code string, i, pos int) string {
+func pyCommand(code string, toks []pylex.Token, i, pos int) string {
 	i = skipSpace(code, i)
 	if i >= len(code) {
 		return ""
@@ -133,19 +188,38 @@ func pyCommand(code string, i, pos int) string {
 	if name == "" || name == "sys" {
 		return ""
 	}
-	// The last assignment of name before the call.
-	re := regexp.MustCompile(`(?m)^[ \t]*` + regexp.QuoteMeta(name) + `[ \t]*(?::[^=\n]*)?=[ \t]*`)
+	// The last assignment of name before the call, strictly before it so
+	// that cmd = cmd + [...] ends.
+	if at := assignedAt(code, toks, name, pos); at >= 0 {
+		return pyCommand(code, toks, at, at)
+	}
+	return ""
+}
+
+// assignedAt is where the value of the last statement before pos that
+// assigns name (name = …, name: T = …) starts, or -1.
+func assignedAt(code string, toks []pylex.Token, name string, pos int) int {
 	best := -1
-	for _, m := range re.FindAllStringIndex(code[:pos], -1) {
-		// Strictly before pos, so that cmd = cmd + [...] ends.
-		if m[1] < pos && code[m[1]] != '=' {
-			best = m[1]
+	for k := 0; k+1 < len(toks) && toks[k].Off < pos; k++ {
+		t := toks[k]
+		if t.Kind != pylex.Name || !t.Is(code, pylex.Name, name) {
+			continue
+		}
+		if k > 0 && toks[k-1].Kind != pylex.Newline && toks[k-1].Kind != pylex.Indent && toks[k-1].Kind != pylex.Dedent && !toks[k-1].Is(code, pylex.Op, ";") {
+			continue
+		}
+		e := k + 1
+		if toks[e].Is(code, pylex.Op, ":") {
+			// an annotation: name: T = value
+			for e < len(toks) && toks[e].Kind != pylex.Newline && !(toks[e].Is(code, pylex.Op, "=") && toks[e].Depth == t.Depth) {
+				e++
+			}
+		}
+		if e+1 < len(toks) && toks[e].Is(code, pylex.Op, "=") && toks[e+1].Off < pos {
+			best = toks[e+1].Off
 		}
 	}
-	if best < 0 {
-		return ""
-	}
-	return pyCommand(code, best, best)
+	return best
 }
 
 // pyVector is the command line of a list of literals starting at i
@@ -188,32 +262,59 @@ func pyVector(code string, i int) string {
 	return strings.Join(words, " ")
 }
 
-// execRe finds the calls that run Python source from a file or a module
-// named by a literal.
-var execRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\b(?:exec\s*\(\s*(?:compile\s*\(\s*)?open\s*\(|execfile\s*\(|run_path\s*\(|(?:spec_from_file_location|SourceFileLoader|load_source)\s*\([^,()]*,|run_module\s*\(|import_module\s*\(|__import__\s*\()`)
-})
-
 // execCalls lists, as command lines, the Python files and modules that
-// exec, runpy and importlib calls run.
+// exec, runpy and importlib calls run when a literal names them:
+// exec(open(…)), exec(compile(open(…))), execfile, runpy.run_path,
+// spec_from_file_location, SourceFileLoader and load_source (the path
+// is their second argument), run_module, import_module and __import__.
 func execCalls(code string) []string {
 	var out []string
 	if !containsAny(code, []string{"exec", "run_path", "run_module", "import_module", "__import__", "spec_from_file_location", "SourceFileLoader", "load_source"}) {
 		return nil
 	}
-	for _, l := range execRe().FindAllStringIndex(code, -1) {
-		i := skipSpace(code, l[1])
-		if !pyStringStart(code, i) {
+	toks := pylex.Tokens(code)
+	calls := pyCalls(code, toks)
+	for n, c := range calls {
+		_, last := lastParts(c.name)
+		arg := c.open + 1 // the token of the first argument
+		module := false
+		switch last {
+		case "exec":
+			// exec(open(…)) or exec(compile(open(…)…))
+			k := n + 1
+			if k < len(calls) && calls[k].tok == arg && calls[k].name == "compile" {
+				arg, k = calls[k].open+1, k+1
+			}
+			if k >= len(calls) || calls[k].tok != arg || calls[k].name != "open" {
+				continue
+			}
+			arg = calls[k].open + 1
+		case "execfile", "run_path":
+		case "spec_from_file_location", "SourceFileLoader", "load_source":
+			// the second argument
+			k := arg
+			for k < len(toks) && !(toks[k].Is(code, pylex.Op, ",") && toks[k].Depth == toks[c.open].Depth+1) && !(toks[k].Is(code, pylex.Op, ")") && toks[k].Depth == toks[c.open].Depth) {
+				k++
+			}
+			if k >= len(toks) || !toks[k].Is(code, pylex.Op, ",") {
+				continue
+			}
+			arg = k + 1
+		case "run_module", "import_module", "__import__":
+			module = true
+		default:
 			continue
 		}
-		s, _, ok := pyString(code, i)
+		if arg >= len(toks) || toks[arg].Kind != pylex.String {
+			continue
+		}
+		s, _, ok := pyString(code, toks[arg].Off)
 		if !ok || s == "" || strings.ContainsAny(s, " \t\n") {
 			continue
 		}
-		call := code[l[0]:l[1]]
 		switch {
-		case strings.Contains(call, "run_module") || strings.Contains(call, "import_module") || strings.Contains(call, "__import__"):
-			if strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") == "" {
+		case module:
+			if moduleName(s) {
 				out = append(out, "python -m "+shellQuote(s))
 			}
 		default:

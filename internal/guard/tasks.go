@@ -2,6 +2,7 @@ package guard
 
 import (
 	"fmt"
+	"github.com/rlxp/rlxp/internal/pylex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -320,28 +321,27 @@ func pyTasks(runner, data string) (map[string][]string, []string) {
 // session.run("python", "train.py"), c.run("python train.py").
 func runCalls(code string) []string {
 	var out []string
-	for _, call := range []string{".run(", ".run_always(", ".run_install(", ".sudo("} {
-		for i := 0; ; {
-			j := strings.Index(code[i:], call)
-			if j < 0 {
-				break
-			}
-			i += j + len(call)
-			k := skipSpace(code, i)
-			if pyStringStart(code, k) {
-				if s, end, ok := pyString(code, k); ok && strings.ContainsAny(strings.TrimSpace(s), " \t\n") {
-					if next := skipSpace(code, end); next < len(code) && (code[next] == ')' || code[next] == ',') {
-						out = append(out, s)
-						continue
-					}
+	toks := pylex.Tokens(code)
+	for _, c := range pyCalls(code, toks) {
+		_, last := lastParts(c.name)
+		if !strings.Contains(c.name, ".") || last != "run" && last != "run_always" && last != "run_install" && last != "sudo" {
+			continue
+		}
+		i := c.args
+		k := skipSpace(code, i)
+		if pyStringStart(code, k) {
+			if s, end, ok := pyString(code, k); ok && strings.ContainsAny(strings.TrimSpace(s), " \t\n") {
+				if next := skipSpace(code, end); next < len(code) && (code[next] == ')' || code[next] == ',') {
+					out = append(out, s)
+					continue
 				}
 			}
-			if cmd := pyCommand(code, i, i); cmd != "" {
-				if v := pyVector(code, i); v != "" && pyStringStart(code, k) {
-					cmd = v
-				}
-				out = append(out, cmd)
+		}
+		if cmd := pyCommand(code, toks, i, i); cmd != "" {
+			if v := pyVector(code, i); v != "" && pyStringStart(code, k) {
+				cmd = v
 			}
+			out = append(out, cmd)
 		}
 	}
 	return out
