@@ -434,7 +434,8 @@ func tomlTables(data string) []tomlTable {
 			continue
 		}
 		if strings.HasPrefix(line, "[") && !strings.HasPrefix(line, "[[") {
-			name := strings.TrimSpace(strings.Trim(line[:strings.IndexByte(line+"]", ']')+1], "[]"))
+			name, _, _ := strings.Cut(line[1:], "]")
+			name = strings.TrimSpace(name)
 			name = strings.ReplaceAll(name, `"`, "")
 			sub = ""
 			for i, t := range out {
