@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -480,7 +481,7 @@ func (fl *flow) emit(f *facts, sk sink, c pyCall, attrs map[string]string) {
 	var keys []dictKey
 	d := fl.defAt(f, c.off)
 	if sk.dict {
-		keys = fl.dictKeys(f, arg, c.off, 3)
+		keys = fl.dictKeys(f, arg, c.off, 5)
 	} else if k, ok := stringValue(arg); ok && tagKey(k) {
 		keys = []dictKey{{k, c.off}}
 	} else if a := strings.TrimSpace(arg); isName(a) {
@@ -688,7 +689,7 @@ func (fl *flow) dictKeys(f *facts, expr string, off, depth int) []dictKey {
 		out = append(out, fl.adderKeys(name)...)
 	}
 	// name = f(...), name.update(f(...)), name.update(other)
-	for _, lit := range []string{name + " = ", name + ".update("} {
+	for _, lit := range []string{name + " = ", name + " |= ", name + ".update("} {
 		p.t.eachWord(lit, func(at int) bool {
 			rest := f.src[at+len(lit):]
 			if strings.HasSuffix(lit, "(") {
@@ -787,6 +788,9 @@ func (fl *flow) returned(f *facts, call string, depth int) []dictKey {
 				if inside, ok := balanced(d.f.src, pos, 8192); ok {
 					e = inside
 				}
+				// A helper that renames a dict it is given's keys:
+				// return {f"{prefix}{k}": v for k, v in d.items()}
+				out = append(out, fl.renamed(f, cs[0], d, e, depth)...)
 			case strings.HasPrefix(e, "dict("):
 				if inside, ok := balanced(d.f.src, pos+len("dict"), 8192); ok {
 					e = "dict" + inside
@@ -933,4 +937,46 @@ func assignedStrings(head, name string) []string {
 		return nil
 	}
 	return []string{a, b}
+}
+
+// renamed are the keys a call of d returns when d returns a comprehension
+// over a parameter's items whose key is built from the item's key and
+// other parameters (dict_add_prefix(stats, "rollout/")).
+func (fl *flow) renamed(f *facts, c pyCall, d *pyDef, e string, depth int) []dictKey {
+	if len(e) < 2 {
+		return nil
+	}
+	key, src, k := comprehension(e[1 : len(e)-1])
+	if key == "" || !slices.Contains(d.params, src) {
+		return nil
+	}
+	t, ok := templateOf(key)
+	if !ok {
+		return nil
+	}
+	arg, ok := argFor(c, d, src)
+	if !ok {
+		return nil
+	}
+	var out []dictKey
+	for _, dk := range fl.dictKeys(f, arg, c.off, depth) {
+		r, ok := t.subst(func(h string) (tmpl, bool) {
+			if h == k {
+				return tmpl{{lit: dk.key}}, true
+			}
+			if v, ok := argFor(c, d, h); ok {
+				if s, ok := stringValue(v); ok {
+					return tmpl{{lit: s}}, true
+				}
+			}
+			return nil, false
+		})
+		if !ok {
+			continue
+		}
+		if tag, ok := r.literal(); ok && tagKey(tag) {
+			out = append(out, dictKey{tag, dk.off})
+		}
+	}
+	return out
 }

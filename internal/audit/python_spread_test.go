@@ -87,3 +87,22 @@ func TestSacredObserver(t *testing.T) {
 		})
 	}
 }
+
+// TestRenamedKeys: a helper that returns a dict's items under new keys
+// ({f"{prefix}{k}": v for k, v in d.items()}) gives its caller the keys
+// it is passed, renamed, its prefix given by position or by name; a
+// dict merged in with |= adds its keys.
+func TestRenamedKeys(t *testing.T) {
+	got := flowTags(t, map[string]string{
+		"utils.py": "def add_prefix(d, prefix):\n    return {f\"{prefix}{k}\": v for k, v in d.items()}\n",
+		"track.py": "import wandb\n\ndef log(args, metrics):\n    if args.use_wandb:\n        wandb.log(metrics)\n",
+		"rollout.py": "from utils import add_prefix\nimport track\n\ndef sample_metrics(samples):\n    out = {}\n" +
+			"    out[\"truncated_ratio\"] = 0.5\n    return out\n\n" +
+			"def log_rollout(args, samples):\n    log_dict = {}\n    log_dict |= add_prefix(sample_metrics(samples), \"rollout/\")\n    log_dict |= add_prefix({\"fps\": 1.0}, prefix=\"perf/\")\n" +
+			"    track.log(args, log_dict)\n",
+	})
+	want := map[string]bool{"rollout/truncated_ratio": false, "perf/fps": false}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("flow tags (-want +got):\n%s", diff)
+	}
+}
