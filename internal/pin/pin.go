@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -42,8 +43,8 @@ const RunDir = "runs/{experiment}/seed{seed}"
 // the code's scope, or no git), so that where a file was pinned moved with
 // its git state.
 // Format 4 adds Stamps; format 5 adds Tree, compared in place of Head;
-// format 6 adds Contents.
-const Version = 6
+// format 6 adds Contents; format 7 pins .python-version files in Reads.
+const Version = 7
 
 // Material is what an approval pins.
 type Material struct {
@@ -162,6 +163,7 @@ func (m *Material) pinReads(ctx context.Context, root string, ad *adapter.Adapte
 		return err
 	}
 	reads = append(reads, uncheckedPycs(root, reads)...)
+	reads = append(reads, pythonVersions(root, g.top, reads)...)
 	var ign map[string]bool
 	if g.in {
 		if ign, err = ignored(ctx, root, reads); err != nil {
@@ -637,6 +639,9 @@ func stale(r *state.Repo, b approval.Book, e *experiment.Experiment, now Materia
 		return []string{fmt.Sprintf("cannot tell what would run now: %v", nowErr)}
 	}
 	now.contentsMoved(approved)
+	if approved.Version < 7 {
+		now = asFormat6(approved, now)
+	}
 	switch approved.Version {
 	case 0, 1:
 		return migrate(approved, now)
@@ -644,6 +649,37 @@ func stale(r *state.Repo, b approval.Book, e *experiment.Experiment, now Materia
 		return Changes(approved, asFormat2(approved, now))
 	}
 	return Changes(approved, now)
+}
+
+// pythonVersions lists, relative to root, the .python-version files in
+// root and each directory above it up to top, those not in reads already:
+// pyenv's shims and uv pick the interpreter that runs "python" by the
+// nearest one, so one written after approval (pyenv local, uv python
+// pin), even where git ignores it, runs the code under another Python
+// and its site-packages.
+func pythonVersions(root, top string, reads []string) []string {
+	var out []string
+	for dir, rel := root, ".python-version"; ; dir, rel = filepath.Dir(dir), "../"+rel {
+		if _, err := os.Stat(filepath.Join(dir, ".python-version")); err == nil && !slices.Contains(reads, rel) {
+			out = append(out, rel)
+		}
+		if dir == top || !inDir(dir, top) || filepath.Dir(dir) == dir {
+			return out
+		}
+	}
+}
+
+// asFormat6 is now as an approval in pin format 6 or before is compared
+// with it: without the .python-version files format 7 pins that it did not.
+func asFormat6(approved, now Material) Material {
+	old := now
+	old.Reads = map[string]string{}
+	for k, v := range now.Reads {
+		if _, pinned := approved.Reads[k]; pinned || path.Base(k) != ".python-version" {
+			old.Reads[k] = v
+		}
+	}
+	return old
 }
 
 // asFormat2 is now as an approval in pin format 2 is compared with it:

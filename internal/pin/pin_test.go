@@ -68,3 +68,15 @@ func TestChangesNamedOnce(t *testing.T) {
 		t.Errorf("Changes (-want +got):\n%s", diff)
 	}
 }
+
+// TestAsFormat6: an approval in format 6 or before did not pin the
+// .python-version files, so one there now is not a change of it, unless
+// the approval pinned it as a read of its own; other reads still count.
+func TestAsFormat6(t *testing.T) {
+	approved := Material{Version: 6, Reads: map[string]string{"conf/a.yaml": "sha256:1", "sub/.python-version": "sha256:2"}}
+	now := Material{Version: Version, Reads: map[string]string{"conf/a.yaml": "sha256:1", ".python-version": "sha256:3", "../.python-version": "sha256:4", "sub/.python-version": "sha256:5", "new.json": "sha256:6"}}
+	want := map[string]string{"conf/a.yaml": "sha256:1", "sub/.python-version": "sha256:5", "new.json": "sha256:6"}
+	if diff := cmp.Diff(want, asFormat6(approved, now).Reads); diff != "" {
+		t.Errorf("asFormat6 reads (-want +got):\n%s", diff)
+	}
+}
