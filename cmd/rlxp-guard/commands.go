@@ -176,6 +176,9 @@ var rlxp = &guard.CommandSpec{Name: "rlxp", Commands: []guard.CommandSpec{
 	}},
 	{Name: "guard"},
 	{Name: "supervise", Flags: []guard.FlagSpec{
+		{Name: "end", Shorthand: "", Type: "bool", DefValue: "false", NoOptDefVal: "true"},
+		{Name: "hold", Shorthand: "", Type: "string", DefValue: "", NoOptDefVal: ""},
 		{Name: "run", Shorthand: "", Type: "bool", DefValue: "false", NoOptDefVal: "true"},
+		{Name: "written", Shorthand: "", Type: "string", DefValue: "", NoOptDefVal: ""},
 	}},
 }}
