@@ -385,6 +385,7 @@ type pyImport struct {
 // the names read from them in code.
 func pyImports(stmts, code string) []pyImport {
 	var out []pyImport
+	rest, used := "", false // code without its imports, once needed
 	for _, line := range logicalLines(stmts) {
 		for _, st := range strings.Split(line, ";") {
 			st = strings.TrimSpace(st)
@@ -423,7 +424,10 @@ func pyImports(stmts, code string) []pyImport {
 					imp := pyImport{module: f[0], names: attributes(code, alias)}
 					// import m as x … f(x): the module is used as a value,
 					// not imported for its effect alone.
-					imp.bare = len(imp.names) == 0 && (alias == f[0] || !mentions(nonImports(code), alias))
+					if len(imp.names) == 0 && alias != f[0] && !used {
+						rest, used = nonImports(code), true
+					}
+					imp.bare = len(imp.names) == 0 && (alias == f[0] || !mentions(rest, alias))
 					// import pkg … pkg.sub.main(): the names read from
 					// pkg.sub are read through the alias.
 					for _, n := range imp.names {
@@ -512,10 +516,7 @@ func entryName(n string) bool {
 // imports the trainer's entry point for a function nobody calls (a
 // test importing helpers from a trainer script) runs nothing by it.
 func (a *analyzer) imports(stmts, code string, dirs []string, sc *scope, depth int, called bool) {
-	uses := ""
-	if called {
-		uses = nonImports(stmts)
-	}
+	uses, usesRead := "", false
 	for _, imp := range pyImports(stmts, code) {
 		mod := imp.module
 		base := dirs
@@ -541,8 +542,13 @@ func (a *analyzer) imports(stmts, code string, dirs []string, sc *scope, depth i
 				subs = append(subs, pyImport{module: strings.TrimPrefix(mod+"."+n, "."), names: attrs, bare: len(attrs) == 0})
 				continue
 			}
-			if called && !imp.bare && k < len(imp.aliases) && n != "*" && !mentions(uses, imp.aliases[k]) {
-				continue
+			if called && !imp.bare && k < len(imp.aliases) && n != "*" {
+				if !usesRead {
+					uses, usesRead = nonImports(stmts), true
+				}
+				if !mentions(uses, imp.aliases[k]) {
+					continue
+				}
 			}
 			names = append(names, n)
 		}
