@@ -52,7 +52,10 @@ func Approve(ctx context.Context, r *state.Repo, id string, q approval.Request, 
 	}
 	m, err := Compute(ctx, r.Root, ad, r.Show(state.Adapter), e)
 	if err == nil {
-		err = m.pinContents(nil)
+		var book approval.Book
+		if book, err = log.Read(); err == nil {
+			err = m.pinContents(m.reuseContents(book))
+		}
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot pin what %s runs: %w", e.ID, err)

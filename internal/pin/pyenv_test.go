@@ -1,6 +1,8 @@
 package pin
 
 import (
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -10,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rlxp/rlxp/internal/adapter"
+	"github.com/rlxp/rlxp/internal/approval"
 )
 
 // TestImportDirs: the directories a site directory's files add to the
@@ -166,5 +169,43 @@ func TestContentsMoved(t *testing.T) {
 	sort.Strings(read)
 	if diff := cmp.Diff([]string{".venv/lib/python3.12/site-packages/six.py", ".venv/lib/python3.12/site-packages/torch"}, read); diff != "" {
 		t.Errorf("entries read (-want +got):\n%s", diff)
+	}
+}
+
+// TestReuseContents: approving another experiment takes an entry's content
+// digest from an earlier approval only where its stamps are the ones
+// recorded with it; a moved stamp, a section's record and a book that does
+// not verify give nothing, so those entries are read again.
+func TestReuseContents(t *testing.T) {
+	plan := `{"stamps":{"numpy":"s1","torch":"s2","gym":"s3"},"contents":{"numpy":"c1","torch":"c2"}}`
+	book := approval.Book{Records: []approval.Record{
+		{Kind: approval.Section, Plan: json.RawMessage(`{"stamps":{"numpy":"s1"},"contents":{"numpy":"forged"}}`)},
+		{Kind: approval.Experiment, Plan: json.RawMessage(plan)},
+	}}
+	keys := []string{"numpy", "torch", "gym", "new"}
+	stamps := map[string]string{"numpy": "s1", "torch": "moved", "gym": "s3", "new": "s4"}
+	for _, tc := range []struct {
+		name     string
+		book     approval.Book
+		read     []string
+		contents map[string]string
+	}{
+		{"stamps as recorded", book, []string{"torch", "gym", "new"}, map[string]string{"numpy": "c1"}},
+		{"book does not verify", approval.Book{Records: book.Records, Problem: errors.New("broken")}, keys, map[string]string{}},
+	} {
+		m := Material{Stamps: stamps}
+		want := m.reuseContents(tc.book)
+		var read []string
+		for _, k := range keys {
+			if want(k) {
+				read = append(read, k)
+			}
+		}
+		if diff := cmp.Diff(tc.read, read); diff != "" {
+			t.Errorf("%s: entries read (-want +got):\n%s", tc.name, diff)
+		}
+		if diff := cmp.Diff(tc.contents, m.Contents); diff != "" {
+			t.Errorf("%s: contents (-want +got):\n%s", tc.name, diff)
+		}
 	}
 }
