@@ -121,7 +121,7 @@ func scanLines(data []byte) (slip, bool) {
 			levels = append(levels, level{indent: indent, seq: dash})
 		case indent > top.indent:
 			if dash || keyOf(body) != "" {
-				return slip{ln, indent + 1, fmt.Sprintf("%q is indented more than %q on line %d, which already has a value: align it with the keys above (%d spaces), or nest it under a key that has no value", short(body), short(prevText), prevLine, top.indent)}, true
+				return slip{ln, indent + 1, fmt.Sprintf("%q is indented more than %q on line %d, which already has a value: align it with the keys above (%s), or nest it under a key that has no value", short(body), short(prevText), prevLine, spaces(top.indent))}, true
 			}
 			continue // a plain value going on over lines
 		case indent == top.indent && opened && dash && !top.seq:

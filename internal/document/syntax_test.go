@@ -8,6 +8,8 @@ func TestSyntaxError(t *testing.T) {
 	tests := []struct{ name, in, want string }{
 		{"deeper than a key with a value", "a:\n  b: 1\n    c: 2\n",
 			`f.yaml:3:5: "c: 2" is indented more than "b: 1" on line 2, which already has a value: align it with the keys above (2 spaces), or nest it under a key that has no value`},
+		{"first key one space in", "a:\n b: 1\n  c: 2\n",
+			`f.yaml:3:3: "c: 2" is indented more than "b: 1" on line 2, which already has a value: align it with the keys above (1 space), or nest it under a key that has no value`},
 		{"between two levels", "a:\n  b: 1\n c: 2\n",
 			`f.yaml:3:2: "c: 2" is indented 1 space, which lines up with no key above it (the keys there are at 0 or 2 spaces)`},
 		{"missing colon", "a:\n  b: 1\n  c 2\n",
