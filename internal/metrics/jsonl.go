@@ -80,8 +80,10 @@ type jsonlParser struct {
 	rowStart int // the current row's first value in b.vals
 	step     int64
 	hasStep  bool
-	wall     float64
-	pend     [nNotes]pendNote
+	// stepTwice: the row gives the step key a second value.
+	stepTwice bool
+	wall      float64
+	pend      [nNotes]pendNote
 
 	scratch []byte
 	leaves  []leaf
@@ -148,7 +150,7 @@ func plainBytes(b []byte) bool {
 func (p *jsonlParser) beginRow(b *batch) {
 	p.b = b
 	p.rowStart = len(b.vals)
-	p.hasStep, p.step, p.wall = false, 0, 0
+	p.hasStep, p.stepTwice, p.step, p.wall = false, false, 0, 0
 	p.leaf = 0
 	p.pend = [nNotes]pendNote{}
 }
@@ -174,6 +176,7 @@ func (p *jsonlParser) number(r *tagRef, inData bool, lex []byte) bool {
 		if !ok {
 			return false
 		}
+		p.stepTwice = p.stepTwice || p.hasStep
 		p.step, p.hasStep = s, true
 	case roleWall:
 		v, _ := parseFloat(lex)
@@ -195,6 +198,9 @@ func (p *jsonlParser) number(r *tagRef, inData bool, lex []byte) bool {
 // "a/b": 2}) or a key repeated. Which value is the tag's cannot be told,
 // and taking either would be a guess.
 func (p *jsonlParser) endRow(b *batch, line int) *Error {
+	if p.stepTwice {
+		return &Error{Offset: -1, Msg: fmt.Sprintf("the step key %q has two values in one row (a repeated key): which is the row's step cannot be told", p.cfg.stepKey)}
+	}
 	if e := p.repeated(b); e != nil {
 		return e
 	}
@@ -303,7 +309,7 @@ func (p *jsonlParser) readLines(data []byte, off int64, b *batch) bool {
 				return true
 			}
 		}
-		if p.direct && b.direct > 0 && p.foldedAgain(b) {
+		if p.direct && b.direct > 0 && (p.stepTwice || p.foldedAgain(b)) {
 			return false
 		}
 		if e := p.endRow(b, line); e != nil {

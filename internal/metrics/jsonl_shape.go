@@ -189,11 +189,12 @@ func (p *jsonlParser) shapeRow(l []byte) int {
 	}
 	pos := sh.pos
 	// The step is checked before anything is queued.
+	steps := 0
 	for k, kind := range sh.kinds {
 		if kind == shapeStep {
 			v, ok := parseStepBytes(l[pos[2*k]:pos[2*k+1]])
-			if !ok {
-				return -1
+			if steps++; !ok || steps > 1 {
+				return -1 // the slower path says why
 			}
 			p.step, p.hasStep = v, true
 		}
