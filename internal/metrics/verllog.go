@@ -31,6 +31,7 @@ func readVerlLog(path string, sink Sink) (Info, error) {
 	var info Info
 	var notes noteCounts
 	wants := map[string]bool{}
+	inLine := map[string]bool{} // the keys of the step line being read
 	stepLines, other := 0, 0
 	lr := f.lines()
 	for {
@@ -53,12 +54,17 @@ func readVerlLog(path string, sink Sink) (Info, error) {
 				return info, &Error{Path: path, Line: lr.line, Offset: -1, Msg: "binary data in a step line; not a verl-log file"}
 			}
 			stepLines++
+			clear(inLine)
 			for _, pair := range pairs {
 				key, val, ok := verlPair(pair)
 				if !ok {
 					notes[noteBadPair].add(key, lr.line)
 					continue
 				}
+				if inLine[key] {
+					return info, &Error{Path: path, Line: lr.line, Offset: -1, Msg: fmt.Sprintf("the key %q has two values in one step line: which is the step's cannot be told", key)}
+				}
+				inLine[key] = true
 				v, ok := verlValue(val)
 				if !ok {
 					if val == "True" || val == "False" || val == "np.True_" || val == "np.False_" {

@@ -83,6 +83,8 @@ func TestVerlStepLines(t *testing.T) {
 func TestVerlErrors(t *testing.T) {
 	_, _, err := txtRead(t, txtWrite(t, "train.log", "loading\nTraining Progress: 0%\ndone\n"), VerlLog)
 	txtWantErr(t, err, 0, 0, "no verl step lines found (3 other lines")
+	_, _, err = txtRead(t, txtWrite(t, "train.log", "step:1 - a:1.0 - b:2\nstep:2 - a:1.0 - a:2.0\n"), VerlLog)
+	txtWantErr(t, err, 2, 0, `the key "a" has two values in one step line`)
 	_, _, err = txtRead(t, txtWrite(t, "train.log", ""), VerlLog)
 	txtWantErr(t, err, 0, 0, "empty file")
 	_, _, err = txtRead(t, txtWrite(t, "train.log", "\x7fELF\x02\x01\x01\x00\x00"), VerlLog)

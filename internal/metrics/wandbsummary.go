@@ -69,7 +69,18 @@ func readWandbSummary(path string, sink Sink) (Info, error) {
 	}
 	var info Info
 	var notes noteCounts
-	wants := map[string]bool{} // a key may appear twice
+	// A key given two values is refused before any point is delivered.
+	given := map[string]bool{}
+	for _, l := range rd.leaves {
+		if l.kind != leafNumber || strings.HasPrefix(l.top, "_") {
+			continue
+		}
+		if given[l.name] {
+			return Info{}, &Error{Path: path, Offset: -1, Msg: fmt.Sprintf("the key %q has two values (a repeated key, or keys that flatten to the same name): which is the summary's cannot be told", l.name)}
+		}
+		given[l.name] = true
+	}
+	wants := map[string]bool{}
 	metrics := 0
 	for _, l := range rd.leaves {
 		if strings.HasPrefix(l.top, "_") {

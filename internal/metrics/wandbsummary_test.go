@@ -64,4 +64,6 @@ func TestWandbSummaryFixture(t *testing.T) {
 	txtWantErr(t, err, 1, 1, "expected the summary object")
 	_, _, err = txtRead(t, txtWrite(t, "wandb-summary.json", "{} {}"), WandbSummary)
 	txtWantErr(t, err, 1, 4, "unexpected data after the summary object")
+	_, _, err = txtRead(t, txtWrite(t, "wandb-summary.json", `{"_step": 3, "a": 1, "a": 2}`), WandbSummary)
+	txtWantErr(t, err, 0, 0, `the key "a" has two values`)
 }
