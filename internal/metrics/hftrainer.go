@@ -37,14 +37,11 @@ import (
 // readHFTrainer reads a trainer_state.json: tags are the log_history
 // rows' keys ("/"-joined when nested), the step is each row's "step".
 func readHFTrainer(path string, sink Sink) (Info, error) {
-	f, err := openText(path, HFTrainer, false, sink)
+	jr, err := openJSON(path, HFTrainer, sink)
 	if err != nil {
 		return Info{}, err
 	}
-	defer f.Close()
-	jr := &jsonReader{path: path, file: f, bom: f.start}
-	jr.dec = json.NewDecoder(newNonFiniteReader(f.body()))
-	jr.dec.UseNumber()
+	defer jr.file.Close()
 	hr := hfReader{jr: jr, sink: sink, want: map[string]bool{}}
 	info, err := hr.read()
 	info.Points = hr.points

@@ -350,17 +350,27 @@ func (c rowConfig) notes() []string {
 	return out
 }
 
-// readJSON reads a JSON file: one row object, an array of row objects, or
-// a sequence of row objects. Rows are as in JSONL.
-func readJSON(path string, sink Sink) (Info, error) {
-	f, err := openText(path, JSON, false, sink)
+// openJSON opens a JSON file of format with a decoder over its body that
+// reads Python's bare NaN and ±Infinity, and numbers as their text.
+func openJSON(path string, format Format, sink Sink) (*jsonReader, error) {
+	f, err := openText(path, format, false, sink)
 	if err != nil {
-		return Info{}, err
+		return nil, err
 	}
-	defer f.Close()
 	jr := &jsonReader{path: path, file: f, bom: f.start}
 	jr.dec = json.NewDecoder(newNonFiniteReader(f.body()))
 	jr.dec.UseNumber()
+	return jr, nil
+}
+
+// readJSON reads a JSON file: one row object, an array of row objects, or
+// a sequence of row objects. Rows are as in JSONL.
+func readJSON(path string, sink Sink) (Info, error) {
+	jr, err := openJSON(path, JSON, sink)
+	if err != nil {
+		return Info{}, err
+	}
+	defer jr.file.Close()
 	jr.tt = newTagTable(sink)
 	jr.d = &delivery{tt: jr.tt}
 	info, err := jr.read()

@@ -20,14 +20,11 @@ import (
 //     are then only in its run-<id>.wandb log.
 
 func readWandbSummary(path string, sink Sink) (Info, error) {
-	f, err := openText(path, WandbSummary, false, sink)
+	jr, err := openJSON(path, WandbSummary, sink)
 	if err != nil {
 		return Info{}, err
 	}
-	defer f.Close()
-	jr := &jsonReader{path: path, file: f, bom: f.start}
-	jr.dec = json.NewDecoder(newNonFiniteReader(f.body()))
-	jr.dec.UseNumber()
+	defer jr.file.Close()
 	t, err := jr.dec.Token()
 	if err == io.EOF {
 		return Info{}, &Error{Path: path, Offset: -1, Msg: "empty file (only white space)"}
