@@ -332,8 +332,13 @@ func checkBudget(in Input, c contract.Contract, add func(string, bool, string, .
 	add("budget.runs", b.RunsNeeded <= runsLeft, "needs %d runs; %d of %d left (%d spent, %d reserved by %s)",
 		b.RunsNeeded, max(0, runsLeft), b.MaxRuns, b.RunsSpent, b.RunsReserved, by)
 	hoursLeft := b.GPUHoursLeft()
-	add("budget.gpu_hours", b.GPUHoursNeeded <= hoursLeft+1e-9, "needs %.2f GPU-hours; %.2f of %.2f left (%.2f spent, %.2f reserved)",
-		b.GPUHoursNeeded, max(0, hoursLeft), b.GPUHours, b.GPUHoursSpent, b.GPUHoursHeld)
+	if perRunHours == 0 && b.GPUHours == 0 && b.GPUHoursSpent == 0 {
+		// A CPU-only contract: a line of zeros would read like a budget spent.
+		add("budget.gpu_hours", true, "runs use no GPU and the contract budgets none")
+	} else {
+		add("budget.gpu_hours", b.GPUHoursNeeded <= hoursLeft+1e-9, "needs %.2f GPU-hours; %.2f of %.2f left (%.2f spent, %.2f reserved)",
+			b.GPUHoursNeeded, max(0, hoursLeft), b.GPUHours, b.GPUHoursSpent, b.GPUHoursHeld)
+	}
 	add("budget.wall_clock", wall <= maxWall, "%s per run; the contract allows %s", wall, maxWall)
 	return b
 }

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -245,6 +246,41 @@ func TestVerdict(t *testing.T) {
 	} {
 		if got := tc.a.Verdict(); got != tc.want {
 			t.Errorf("Verdict = %q, want %q", got, tc.want)
+		}
+	}
+}
+
+// TestCPUOnlyBudget: a contract that gives runs no GPU and budgets no
+// GPU-hours says so, rather than a line of zeros that reads like a budget
+// spent; one with GPUs keeps the arithmetic.
+func TestCPUOnlyBudget(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "cmd", "rlxp", "testdata", "fixtures", "contract.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu := bytes.Replace(bytes.Replace(b, []byte("  gpus_per_run: 1\n"), []byte("  gpus_per_run: 0\n"), 1), []byte("  gpu_hours: 2\n"), []byte("  gpu_hours: 0\n"), 1)
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"cpu only", cpu, "runs use no GPU and the contract budgets none"},
+		{"gpus", b, "needs 0.50 GPU-hours; 2.00 of 2.00 left (0.00 spent, 0.00 reserved)"},
+	} {
+		l, err := contract.Parse(validate.Schemas{}, "c.yaml", tc.data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := &experiment.Experiment{ID: "a", Seeds: []int{0, 1, 2}, WallClock: "10m"}
+		a := Evaluate(Input{Contract: l, Experiments: &experiment.Set{Experiments: []*experiment.Experiment{e}}, Experiment: e})
+		var got string
+		for _, c := range a.Conditions {
+			if c.Check == "budget.gpu_hours" {
+				got = c.Detail
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%s: budget.gpu_hours says %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }
