@@ -325,3 +325,22 @@ func FuzzEvaluate(f *testing.F) {
 		}
 	})
 }
+
+// TestProgressUnderASecond: points whose wall times span under a second
+// give no rate of their own; the run's elapsed time does.
+func TestProgressUnderASecond(t *testing.T) {
+	s := NewSource("m.jsonl", nil)
+	for i := int64(0); i <= 1000; i++ {
+		if err := s.Point("loss", metrics.Point{Step: i * 100, WallTime: 1700000000 + float64(i)/2000, Value: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, ok := s.Progress(2 * time.Minute)
+	if !ok {
+		t.Fatal("no progress")
+	}
+	want := Progress{Source: "m.jsonl", LastStep: 100000, PerMin: 100000 / 2.0, Basis: BasisElapsed}
+	if d := cmp.Diff(want, got, cmpopts.EquateApprox(1e-12, 0)); d != "" {
+		t.Errorf("progress (-want +got):\n%s", d)
+	}
+}

@@ -178,7 +178,9 @@ func (s *Source) Progress(elapsed time.Duration) (Progress, bool) {
 	p := Progress{Source: s.Path, LastStep: s.lastStep}
 	first, last := s.marks[0], s.marks[len(s.marks)-1]
 	switch {
-	case s.allWall && len(s.marks) > 1 && last.wall > first.wall:
+	case s.allWall && len(s.marks) > 1 && last.wall-first.wall >= 1:
+		// Under a second of wall times gives a rate that says nothing
+		// (a stand-in or a replay writing every point at once).
 		p.PerMin = float64(last.step-first.step) / (last.wall - first.wall) * 60
 		p.Basis = BasisWall
 	case elapsed > 0:
