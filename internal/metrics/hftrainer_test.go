@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -57,26 +56,7 @@ func readRec(t testing.TB, dir, name string, fm Format, data []byte) (*recSink, 
 	}
 	rec := &recSink{}
 	info, err := Read(p, fm, rec)
-	if err != nil {
-		var e *Error
-		if !errors.As(err, &e) {
-			t.Fatalf("error %v is a %T, not an *Error", err, err)
-		}
-		if strings.ContainsAny(err.Error(), "\n\r") {
-			t.Fatalf("error spans lines: %q", err)
-		}
-		if !strings.HasPrefix(err.Error(), p) {
-			t.Fatalf("error does not name the file first: %v", err)
-		}
-	}
-	if info.Points != int64(len(rec.pts)) {
-		t.Fatalf("Info.Points = %d, delivered %d", info.Points, len(rec.pts))
-	}
-	for tag, n := range rec.asked {
-		if n != 1 {
-			t.Fatalf("Want(%q) asked %d times", tag, n)
-		}
-	}
+	txtCheckRead(t, p, info, err, len(rec.pts), rec.asked)
 	return rec, info, err
 }
 

@@ -35,6 +35,15 @@ func txtFuzzRead(t *testing.T, name string, fm Format, data []byte) (*txtRec, er
 	}
 	rec := &txtRec{}
 	info, err := Read(p, fm, rec)
+	txtCheckRead(t, p, info, err, len(rec.pts), rec.asked)
+	return rec, err
+}
+
+// txtCheckRead checks the promises every read of file p keeps: an error is
+// one *Error on one line naming the file, Info.Points counts the points
+// delivered, and each tag is asked for once.
+func txtCheckRead(t testing.TB, p string, info Info, err error, delivered int, asked map[string]int) {
+	t.Helper()
 	if err != nil {
 		var e *Error
 		if !errors.As(err, &e) {
@@ -43,19 +52,18 @@ func txtFuzzRead(t *testing.T, name string, fm Format, data []byte) (*txtRec, er
 		if strings.ContainsAny(err.Error(), "\n\r") {
 			t.Fatalf("error spans lines: %q", err)
 		}
-		if e.Path != p {
-			t.Fatalf("error names %q, not the file: %v", e.Path, err)
+		if e.Path != p || !strings.HasPrefix(err.Error(), p) {
+			t.Fatalf("error does not name the file %s first: %v", p, err)
 		}
 	}
-	if info.Points != int64(len(rec.pts)) {
-		t.Fatalf("Info.Points = %d, delivered %d", info.Points, len(rec.pts))
+	if info.Points != int64(delivered) {
+		t.Fatalf("Info.Points = %d, delivered %d", info.Points, delivered)
 	}
-	for tag, n := range rec.asked {
+	for tag, n := range asked {
 		if n != 1 {
 			t.Fatalf("Want(%q) asked %d times", tag, n)
 		}
 	}
-	return rec, err
 }
 
 func FuzzJSONL(f *testing.F) {
